@@ -1,0 +1,166 @@
+#include "PTXEmitter.h"
+#include "../target/Target.h"
+
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/Linker/Linker.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+#include "llvm/TargetParser/Triple.h"
+
+#include <cstdlib>
+#include <mutex>
+#include <sys/stat.h>
+
+using namespace mlir;
+
+namespace megac {
+namespace {
+
+void initNVPTX() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTarget();
+    LLVMInitializeNVPTXTargetMC();
+    LLVMInitializeNVPTXAsmPrinter();
+  });
+}
+
+bool exists(const std::string &path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0;
+}
+
+// Links only the libdevice functions the kernel calls, then internalizes
+// them so that the optimizer inlines and drops the rest.
+LogicalResult linkLibdevice(llvm::Module &module, const std::string &path,
+                            Location loc) {
+  bool needed = false;
+  for (llvm::Function &f : module)
+    if (f.isDeclaration() && f.getName().starts_with("__nv_"))
+      needed = true;
+  if (!needed)
+    return success();
+  if (path.empty())
+    return emitError(loc, "the kernel calls libdevice math but libdevice.10.bc "
+                          "was not found; set MEGAC_LIBDEVICE or CUDA_HOME");
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  if (!buffer)
+    return emitError(loc, "cannot read libdevice '") << path << "'";
+  auto lib = llvm::parseBitcodeFile(buffer.get()->getMemBufferRef(),
+                                    module.getContext());
+  if (!lib) {
+    llvm::consumeError(lib.takeError());
+    return emitError(loc, "cannot parse libdevice '") << path << "'";
+  }
+  (*lib)->setTargetTriple(module.getTargetTriple());
+  (*lib)->setDataLayout(module.getDataLayout());
+  if (llvm::Linker::linkModules(module, std::move(*lib),
+                                llvm::Linker::Flags::LinkOnlyNeeded))
+    return emitError(loc, "linking libdevice failed");
+  for (llvm::Function &f : module)
+    if (!f.isDeclaration() && f.getName().starts_with("__nv_"))
+      f.setLinkage(llvm::GlobalValue::InternalLinkage);
+  return success();
+}
+
+} // namespace
+
+std::string findLibdevice() {
+  if (const char *env = std::getenv("MEGAC_LIBDEVICE"))
+    return exists(env) ? env : "";
+  std::vector<std::string> roots;
+  if (const char *home = std::getenv("CUDA_HOME"))
+    roots.push_back(home);
+  roots.push_back("/usr/local/cuda");
+  for (const std::string &root : roots) {
+    std::string p = root + "/nvvm/libdevice/libdevice.10.bc";
+    if (exists(p))
+      return p;
+  }
+  return "";
+}
+
+void registerTranslationDialects(DialectRegistry &registry) {
+  registerLLVMDialectTranslation(registry);
+  registerNVVMDialectTranslation(registry);
+}
+
+FailureOr<PTXOutput> emitPTX(ModuleOp module, const Target &target,
+                             const std::string &libdevicePath) {
+  initNVPTX();
+  Location loc = module.getLoc();
+  llvm::LLVMContext llvmContext;
+  auto llvmModule = translateModuleToLLVMIR(module, llvmContext, "megac");
+  if (!llvmModule)
+    return emitError(loc, "translation to LLVM IR failed");
+
+  llvm::Triple triple("nvptx64-nvidia-cuda");
+  std::string error;
+  const llvm::Target *llvmTarget =
+      llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!llvmTarget)
+    return emitError(loc, "NVPTX backend unavailable: ") << error;
+  llvm::TargetOptions options;
+  std::unique_ptr<llvm::TargetMachine> machine(llvmTarget->createTargetMachine(
+      triple, target.name, target.ptxFeature, options, llvm::Reloc::PIC_,
+      std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+  if (!machine)
+    return emitError(loc, "cannot create an NVPTX target machine for ")
+           << target.name;
+  llvmModule->setTargetTriple(triple);
+  llvmModule->setDataLayout(machine->createDataLayout());
+  // libdevice asks __nvvm_reflect whether denormals flush: they do not, as in
+  // CUDA C++ without fast math, so results match PyTorch's kernels.
+  llvmModule->addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz", 0);
+
+  if (failed(linkLibdevice(*llvmModule, libdevicePath, loc)))
+    return failure();
+  if (llvm::verifyModule(*llvmModule, &llvm::errs()))
+    return emitError(loc, "internal: LLVM IR failed verification");
+
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder pb(machine.get());
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::ModulePassManager mpm =
+      pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  mpm.run(*llvmModule, mam);
+
+  PTXOutput out;
+  {
+    llvm::raw_string_ostream os(out.llvmIR);
+    llvmModule->print(os, nullptr);
+  }
+  llvm::SmallString<0> ptx;
+  {
+    llvm::raw_svector_ostream os(ptx);
+    llvm::legacy::PassManager pm;
+    if (machine->addPassesToEmitFile(pm, os, nullptr,
+                                     llvm::CodeGenFileType::AssemblyFile))
+      return emitError(loc, "NVPTX cannot emit assembly");
+    pm.run(*llvmModule);
+  }
+  out.ptx = ptx.str().str();
+  return out;
+}
+
+} // namespace megac

@@ -1,0 +1,31 @@
+// LLVM dialect -> LLVM IR -> PTX, in process, through the NVPTX TargetMachine.
+#ifndef MEGAC_CODEGEN_PTXEMITTER_H
+#define MEGAC_CODEGEN_PTXEMITTER_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include <string>
+
+namespace megac {
+
+struct Target;
+
+struct PTXOutput {
+  std::string llvmIR; // after optimization, for --emit llvm-ir
+  std::string ptx;
+};
+
+/// Translates `module` (LLVM + NVVM dialects only) to LLVM IR, links the
+/// libdevice functions it calls, optimizes at O3 and emits PTX for `target`.
+/// Errors go to the module's diagnostic handler.
+mlir::FailureOr<PTXOutput> emitPTX(mlir::ModuleOp module, const Target &target,
+                                   const std::string &libdevicePath);
+
+/// The libdevice bitcode: $MEGAC_LIBDEVICE, else under $CUDA_HOME or
+/// /usr/local/cuda; empty when none is found.
+std::string findLibdevice();
+
+void registerTranslationDialects(mlir::DialectRegistry &registry);
+
+} // namespace megac
+
+#endif

@@ -1,0 +1,43 @@
+// Small builders for the NVVM operations the lowering needs. They live in one
+// file so that only NVVMBuilders.cpp pays for including NVVMDialect.h.
+#ifndef MEGAC_CONVERSION_NVVMBUILDERS_H
+#define MEGAC_CONVERSION_NVVMBUILDERS_H
+
+#include "mlir/IR/Builders.h"
+
+namespace mlir {
+class DialectRegistry;
+namespace LLVM {
+class LLVMFuncOp;
+}
+} // namespace mlir
+
+namespace megac::nvvm {
+
+void registerDialect(mlir::DialectRegistry &registry);
+
+mlir::Value threadIdX(mlir::OpBuilder &b, mlir::Location loc);
+mlir::Value blockId(mlir::OpBuilder &b, mlir::Location loc, unsigned axis);
+mlir::Value gridDim(mlir::OpBuilder &b, mlir::Location loc, unsigned axis);
+/// Butterfly shuffle of an i32 or f32 across the full warp.
+mlir::Value shuffleXor(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
+                       unsigned laneMask);
+void barrier(mlir::OpBuilder &b, mlir::Location loc);
+
+/// cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32: `hi` lands in the upper byte.
+mlir::Value f32x2ToF8x2(mlir::OpBuilder &b, mlir::Location loc, mlir::Value hi,
+                        mlir::Value lo, mlir::Type f8Type);
+/// cvt.rn.satfinite.e2m1x2.f32 (sm_100a and later): `hi` in the upper nibble.
+mlir::Value f32x2ToF4x2(mlir::OpBuilder &b, mlir::Location loc, mlir::Value hi,
+                        mlir::Value lo);
+/// cvt.rn.f16x2.{e4m3x2,e5m2x2}: a vector<2xi8> of fp8 to vector<2xf16>.
+mlir::Value f8x2ToF16x2(mlir::OpBuilder &b, mlir::Location loc,
+                        mlir::Value pair, mlir::Type f8Type);
+
+/// Marks `func` as a kernel with its launch bounds (0 = unset).
+void setKernelAttributes(mlir::LLVM::LLVMFuncOp func, unsigned maxThreads,
+                         unsigned maxRegisters, unsigned minCtasPerSM);
+
+} // namespace megac::nvvm
+
+#endif

@@ -1,0 +1,1140 @@
+#include "TileToLLVM.h"
+#include "NVVMBuilders.h"
+#include "../target/Target.h"
+
+#include "Tile/Analysis/AxisInfo.h"
+#include "Tile/IR/TileDialect.h"
+#include "Tile/Layout/BlockedLayout.h"
+
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+namespace layout = megac::layout;
+
+namespace megac {
+namespace {
+
+using Regs = SmallVector<Value, 8>;
+
+constexpr unsigned kGlobal = 1, kShared = 3;
+
+bool isNarrowFloat(Type t) {
+  return isa<Float8E4M3FNType, Float8E5M2Type, Float4E2M1FNType,
+             Float8E8M0FNUType>(t);
+}
+
+// How an element lives in a register: narrow floats as their bits in an i8,
+// pointers as LLVM global pointers.
+Type storageType(Type elem) {
+  if (isNarrowFloat(elem))
+    return IntegerType::get(elem.getContext(), 8);
+  if (isa<PtrType>(elem))
+    return LLVM::LLVMPointerType::get(elem.getContext(), kGlobal);
+  return elem;
+}
+
+int64_t storageBytes(Type elem) {
+  Type s = storageType(elem);
+  if (isa<LLVM::LLVMPointerType>(s))
+    return 8;
+  return std::max<int64_t>(1, s.getIntOrFloatBitWidth() / 8);
+}
+
+// A tile type's distribution: its blocked layout (the parent, for slices),
+// and which of the blocked layout's registers the tile keeps.
+struct Dist {
+  layout::Blocked blocked;
+  int sliceDim = -1;
+  layout::Shape shape;       // the tile's shape
+  layout::Shape parentShape; // `shape` with the sliced dimension put back as 1
+  std::vector<int64_t> parentRegs;
+
+  int64_t numRegs() const { return parentRegs.size(); }
+  layout::Index offset(int64_t reg) const {
+    return blocked.registerOffset(parentShape, parentRegs[reg]);
+  }
+  // Maps a tile dimension to its dimension in the blocked layout.
+  unsigned parentDim(unsigned dim) const {
+    return sliceDim >= 0 && int(dim) >= sliceDim ? dim + 1 : dim;
+  }
+};
+
+layout::Blocked toBlocked(BlockedEncodingAttr a) {
+  return {{a.getSizePerThread().begin(), a.getSizePerThread().end()},
+          {a.getThreadsPerWarp().begin(), a.getThreadsPerWarp().end()},
+          {a.getWarpsPerCTA().begin(), a.getWarpsPerCTA().end()},
+          {a.getOrder().begin(), a.getOrder().end()}};
+}
+
+FailureOr<Dist> distOf(Operation *op, RankedTensorType type) {
+  Dist d;
+  d.shape.assign(type.getShape().begin(), type.getShape().end());
+  Attribute enc = type.getEncoding();
+  if (auto blocked = dyn_cast_or_null<BlockedEncodingAttr>(enc)) {
+    d.blocked = toBlocked(blocked);
+    d.parentShape = d.shape;
+    for (int64_t r = 0, n = d.blocked.numRegisters(d.shape); r < n; ++r)
+      d.parentRegs.push_back(r);
+  } else if (auto slice = dyn_cast_or_null<SliceEncodingAttr>(enc)) {
+    d.blocked = toBlocked(slice.getParent());
+    d.sliceDim = int(slice.getDim());
+    d.parentShape = d.shape;
+    d.parentShape.insert(d.parentShape.begin() + d.sliceDim, 1);
+    d.parentRegs = layout::Slice{slice.getDim(), d.blocked}.parentRegisters(
+        d.parentShape);
+  } else {
+    return op->emitError("tile ") << type
+                                  << " has no layout: run tile-assign-layouts "
+                                     "before lowering";
+  }
+  if (d.blocked.rank() != d.parentShape.size())
+    return op->emitError("layout rank does not match tile ") << type;
+  return d;
+}
+
+class KernelLowering {
+public:
+  KernelLowering(func::FuncOp func, const Target &target)
+      : func(func), target(target), b(func.getContext()),
+        ctx(func.getContext()) {}
+
+  LogicalResult run();
+
+private:
+  // --- small builders -----------------------------------------------------
+  Value i32(int64_t v) {
+    return b.create<arith::ConstantIntOp>(loc, b.getI32Type(), v);
+  }
+  Value constantLike(Type type, double v) {
+    if (isa<FloatType>(type))
+      return b.create<arith::ConstantOp>(loc, type, b.getFloatAttr(type, v));
+    return b.create<arith::ConstantOp>(loc, type,
+                                       b.getIntegerAttr(type, int64_t(v)));
+  }
+
+  Regs &lookup(Value v) {
+    auto it = values.find(v);
+    assert(it != values.end() && "value lowered before use");
+    return it->second;
+  }
+  // Register `i` of `v`; scalars have one register used for every element.
+  Value reg(Value v, int64_t i) {
+    Regs &r = lookup(v);
+    return r.size() == 1 ? r[0] : r[i];
+  }
+  int64_t numRegsOf(Value v) { return lookup(v).size(); }
+
+  // --- thread coordinates and element indices -----------------------------
+  Value laneDigit(const layout::Blocked &l, unsigned dim) {
+    int64_t below = 1;
+    for (unsigned d : l.order) {
+      if (d == dim)
+        break;
+      below *= l.threadsPerWarp[d];
+    }
+    Value v = b.create<arith::DivUIOp>(loc, lane, i32(below));
+    return b.create<arith::RemUIOp>(loc, v, i32(l.threadsPerWarp[dim]));
+  }
+  Value warpDigit(const layout::Blocked &l, unsigned dim) {
+    int64_t below = 1;
+    for (unsigned d : l.order) {
+      if (d == dim)
+        break;
+      below *= l.warpsPerCTA[d];
+    }
+    Value v = b.create<arith::DivUIOp>(loc, warp, i32(below));
+    return b.create<arith::RemUIOp>(loc, v, i32(l.warpsPerCTA[dim]));
+  }
+  // The unwrapped index of the thread's register 0 along each blocked dim.
+  SmallVector<Value> threadBase(const layout::Blocked &l) {
+    SmallVector<Value> base;
+    for (unsigned d = 0; d < l.rank(); ++d) {
+      Value w = b.create<arith::MulIOp>(loc, warpDigit(l, d),
+                                        i32(l.threadsPerWarp[d]));
+      Value t = b.create<arith::AddIOp>(loc, w, laneDigit(l, d));
+      base.push_back(b.create<arith::MulIOp>(loc, t, i32(l.sizePerThread[d])));
+    }
+    return base;
+  }
+  // indices[reg][dim] of every register, in the tile's own dimensions.
+  SmallVector<SmallVector<Value>> elementIndices(const Dist &d) {
+    SmallVector<Value> base = threadBase(d.blocked);
+    SmallVector<SmallVector<Value>> out;
+    for (int64_t r = 0; r < d.numRegs(); ++r) {
+      layout::Index off = d.offset(r);
+      SmallVector<Value> idx;
+      for (unsigned dim = 0; dim < d.shape.size(); ++dim) {
+        unsigned pd = d.parentDim(dim);
+        Value v = b.create<arith::AddIOp>(loc, base[pd], i32(off[pd]));
+        if (d.blocked.ctaTile(pd) > d.parentShape[pd])
+          v = b.create<arith::RemUIOp>(loc, v, i32(d.parentShape[pd]));
+        idx.push_back(v);
+      }
+      out.push_back(idx);
+    }
+    return out;
+  }
+  // True in the one thread that owns each element among its replicas.
+  SmallVector<Value> ownerPredicates(const Dist &d) {
+    SmallVector<Value> base = threadBase(d.blocked);
+    SmallVector<Value> out;
+    for (int64_t r = 0; r < d.numRegs(); ++r) {
+      layout::Index off = d.offset(r);
+      Value all;
+      for (unsigned pd = 0; pd < d.parentShape.size(); ++pd) {
+        if (d.blocked.ctaTile(pd) <= d.parentShape[pd])
+          continue;
+        Value v = b.create<arith::AddIOp>(loc, base[pd], i32(off[pd]));
+        Value ok = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, v,
+                                           i32(d.parentShape[pd]));
+        all = all ? b.create<arith::AndIOp>(loc, all, ok).getResult() : ok;
+      }
+      out.push_back(all ? all : b.create<arith::ConstantIntOp>(loc, b.getI1Type(), 1).getResult());
+    }
+    return out;
+  }
+
+  // --- shared memory --------------------------------------------------------
+  Value sharedBase() {
+    return b.create<LLVM::AddressOfOp>(
+        loc, LLVM::LLVMPointerType::get(ctx, kShared), smemName);
+  }
+  Value sharedSlot(Value base, Type elem, Value index) {
+    return b.create<LLVM::GEPOp>(loc, LLVM::LLVMPointerType::get(ctx, kShared),
+                                 elem, base, ValueRange{index});
+  }
+
+  // --- op lowering ------------------------------------------------------------
+  LogicalResult lowerBlock(Block &block);
+  LogicalResult lowerOp(Operation *op);
+  LogicalResult lowerElementwise(Operation *op);
+  LogicalResult lowerConstant(arith::ConstantOp op);
+  LogicalResult lowerLoad(LoadOp op);
+  LogicalResult lowerStore(StoreOp op);
+  LogicalResult lowerAtomic(AtomicRMWOp op);
+  LogicalResult lowerReduce(ReduceOp op);
+  LogicalResult lowerConvert(ConvertLayoutOp op);
+  LogicalResult lowerBroadcastLike(Operation *op, Value src,
+                                   RankedTensorType dstType);
+  LogicalResult lowerNarrowTrunc(Operation *op, Value src, Type dstElem);
+  LogicalResult lowerNarrowExt(Operation *op, Value src, Type dstElem);
+  LogicalResult lowerMath(Operation *op);
+  LogicalResult lowerFor(scf::ForOp op);
+  LogicalResult lowerIf(scf::IfOp op);
+  Value combine(StringRef kind, Value a, Value b);
+
+  Value softwareF4(Value x); // exact E2M1 rounding for targets without cvt
+
+  func::FuncOp func;
+  const Target &target;
+  OpBuilder b;
+  MLIRContext *ctx;
+  Location loc = UnknownLoc::get(ctx);
+  DenseMap<Value, Regs> values;
+  AxisInfoAnalysis axisInfo;
+  Value lane, warp;
+  std::string smemName;
+  int64_t smemBytes = 0;
+};
+
+LogicalResult KernelLowering::run() {
+  ModuleOp module = func->getParentOfType<ModuleOp>();
+  loc = func.getLoc();
+  b.setInsertionPoint(func);
+
+  SmallVector<Type> argTypes;
+  for (Type t : func.getArgumentTypes()) {
+    if (isa<RankedTensorType>(t))
+      return func.emitError("kernel parameters must be scalars or pointers");
+    argTypes.push_back(storageType(t));
+  }
+  auto fnType = LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx),
+                                            argTypes);
+  auto kernel = b.create<LLVM::LLVMFuncOp>(loc, func.getName(), fnType);
+  int numWarps = getNumWarps(func);
+  auto intAttr = [&](StringRef name) -> unsigned {
+    auto a = func->getAttrOfType<IntegerAttr>(name);
+    return a ? unsigned(a.getInt()) : 0;
+  };
+  nvvm::setKernelAttributes(kernel, numWarps * 32, intAttr(attr::kMaxNReg),
+                            intAttr(attr::kMinCtasPerSM));
+  // Pointers from the runtime never alias across parameters of our kernels?
+  // Not guaranteed (in-place ops), so no noalias; alignment is a contract the
+  // runtime checks, so tell LLVM.
+  for (unsigned i = 0; i < argTypes.size(); ++i)
+    if (auto a = func.getArgAttrOfType<IntegerAttr>(i, attr::kAlignment))
+      kernel.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
+                        b.getI64IntegerAttr(a.getInt()));
+  smemName = ("__megac_smem_" + func.getName()).str();
+
+  Block *entry = kernel.addEntryBlock(b);
+  b.setInsertionPointToStart(entry);
+  Value tid = nvvm::threadIdX(b, loc);
+  lane = b.create<arith::RemUIOp>(loc, tid, i32(32));
+  warp = b.create<arith::DivUIOp>(loc, tid, i32(32));
+  for (auto [old, now] : llvm::zip(func.getArguments(), entry->getArguments()))
+    values[old] = Regs{now};
+
+  if (failed(lowerBlock(func.getBody().front())))
+    return failure();
+  b.create<LLVM::ReturnOp>(loc, ValueRange{});
+
+  if (smemBytes > 0) {
+    OpBuilder mb(module.getBodyRegion());
+    mb.setInsertionPointToStart(module.getBody());
+    auto arrayType = LLVM::LLVMArrayType::get(mb.getI8Type(), smemBytes);
+    mb.create<LLVM::GlobalOp>(loc, arrayType, /*isConstant=*/false,
+                              LLVM::Linkage::Internal, smemName, Attribute(),
+                              /*alignment=*/16, kShared);
+  }
+  kernel->setAttr(attr::kSharedBytes, b.getI64IntegerAttr(smemBytes));
+  func.erase();
+  return success();
+}
+
+LogicalResult KernelLowering::lowerBlock(Block &block) {
+  for (Operation &op : block) {
+    if (isa<func::ReturnOp, scf::YieldOp>(op))
+      continue;
+    if (failed(lowerOp(&op)))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult KernelLowering::lowerOp(Operation *op) {
+  loc = op->getLoc();
+  if (auto c = dyn_cast<arith::ConstantOp>(op))
+    return lowerConstant(c);
+  if (auto p = dyn_cast<ProgramIdOp>(op)) {
+    values[p] = Regs{nvvm::blockId(b, loc, p.getAxis())};
+    return success();
+  }
+  if (auto p = dyn_cast<NumProgramsOp>(op)) {
+    values[p] = Regs{nvvm::gridDim(b, loc, p.getAxis())};
+    return success();
+  }
+  if (auto r = dyn_cast<ArangeOp>(op)) {
+    auto d = distOf(op, r.getType());
+    if (failed(d))
+      return failure();
+    Regs out;
+    for (auto &idx : elementIndices(*d))
+      out.push_back(b.create<arith::AddIOp>(loc, idx[0], i32(r.getStart())));
+    values[r] = out;
+    return success();
+  }
+  if (auto s = dyn_cast<SplatOp>(op)) {
+    auto d = distOf(op, s.getType());
+    if (failed(d))
+      return failure();
+    values[s] = Regs(d->numRegs(), lookup(s.getSrc())[0]);
+    return success();
+  }
+  if (auto bc = dyn_cast<BroadcastOp>(op))
+    return lowerBroadcastLike(op, bc.getSrc(), bc.getType());
+  if (auto ex = dyn_cast<ExpandDimsOp>(op))
+    return lowerBroadcastLike(op, ex.getSrc(), ex.getType());
+  if (auto add = dyn_cast<AddPtrOp>(op)) {
+    Type pointee = storageType(
+        cast<PtrType>(getElementTypeOrSelf(add.getPtr().getType()))
+            .getPointeeType());
+    Regs out;
+    int64_t n = std::max(numRegsOf(add.getPtr()), numRegsOf(add.getOffset()));
+    for (int64_t i = 0; i < n; ++i)
+      out.push_back(b.create<LLVM::GEPOp>(
+          loc, LLVM::LLVMPointerType::get(ctx, kGlobal), pointee,
+          reg(add.getPtr(), i), ValueRange{reg(add.getOffset(), i)}));
+    values[add] = out;
+    return success();
+  }
+  if (auto l = dyn_cast<LoadOp>(op))
+    return lowerLoad(l);
+  if (auto s = dyn_cast<StoreOp>(op))
+    return lowerStore(s);
+  if (auto a = dyn_cast<AtomicRMWOp>(op))
+    return lowerAtomic(a);
+  if (auto r = dyn_cast<ReduceOp>(op))
+    return lowerReduce(r);
+  if (auto c = dyn_cast<ConvertLayoutOp>(op))
+    return lowerConvert(c);
+  if (auto t = dyn_cast<FpTruncOp>(op))
+    return lowerNarrowTrunc(op, t.getSrc(),
+                            getElementTypeOrSelf(t.getResult().getType()));
+  if (auto f = dyn_cast<scf::ForOp>(op))
+    return lowerFor(f);
+  if (auto i = dyn_cast<scf::IfOp>(op))
+    return lowerIf(i);
+  if (isa<arith::TruncFOp>(op) &&
+      isNarrowFloat(getElementTypeOrSelf(op->getResult(0).getType())))
+    return lowerNarrowTrunc(op, op->getOperand(0),
+                            getElementTypeOrSelf(op->getResult(0).getType()));
+  if (isa<arith::ExtFOp>(op) &&
+      isNarrowFloat(getElementTypeOrSelf(op->getOperand(0).getType())))
+    return lowerNarrowExt(op, op->getOperand(0),
+                          getElementTypeOrSelf(op->getResult(0).getType()));
+  if (isa<math::MathDialect>(op->getDialect()))
+    return lowerMath(op);
+  if (isa<arith::ArithDialect>(op->getDialect()))
+    return lowerElementwise(op);
+  return op->emitError("cannot lower '") << op->getName() << "' to LLVM";
+}
+
+LogicalResult KernelLowering::lowerConstant(arith::ConstantOp op) {
+  Type type = op.getType();
+  Attribute value = op.getValue();
+  int64_t n = 1;
+  if (auto t = dyn_cast<RankedTensorType>(type)) {
+    auto splat = dyn_cast<SplatElementsAttr>(value);
+    if (!splat)
+      return op.emitError("only splat tile constants are supported");
+    auto d = distOf(op, t);
+    if (failed(d))
+      return failure();
+    n = d->numRegs();
+    value = splat.getSplatValue<Attribute>();
+  }
+  Type elem = getElementTypeOrSelf(type);
+  TypedAttr scalarAttr;
+  if (isNarrowFloat(elem)) {
+    APInt bits = cast<FloatAttr>(value).getValue().bitcastToAPInt();
+    scalarAttr = b.getIntegerAttr(b.getI8Type(), bits.zextOrTrunc(8));
+  } else {
+    scalarAttr = cast<TypedAttr>(value);
+  }
+  Value c = b.create<arith::ConstantOp>(loc, scalarAttr);
+  values[op] = Regs(n, c);
+  return success();
+}
+
+LogicalResult KernelLowering::lowerElementwise(Operation *op) {
+  if (op->getNumRegions() != 0)
+    return op->emitError("cannot lower '") << op->getName() << "'";
+  int64_t n = 1;
+  for (Value v : op->getOperands())
+    n = std::max(n, numRegsOf(v));
+  for (Type t : op->getResultTypes())
+    if (isNarrowFloat(getElementTypeOrSelf(t)))
+      return op->emitError("arithmetic on ")
+             << getElementTypeOrSelf(t)
+             << " is not supported: convert to f32 first";
+  SmallVector<Regs> results(op->getNumResults());
+  for (int64_t i = 0; i < n; ++i) {
+    OperationState state(loc, op->getName());
+    for (Value v : op->getOperands())
+      state.addOperands(reg(v, i));
+    for (Type t : op->getResultTypes())
+      state.addTypes(storageType(getElementTypeOrSelf(t)));
+    state.addAttributes(op->getAttrs());
+    Operation *scalar = b.create(state);
+    for (unsigned r = 0; r < op->getNumResults(); ++r)
+      results[r].push_back(scalar->getResult(r));
+  }
+  for (unsigned r = 0; r < op->getNumResults(); ++r)
+    values[op->getResult(r)] = results[r];
+  return success();
+}
+
+LogicalResult KernelLowering::lowerMath(Operation *op) {
+  // fma and abs map to LLVM intrinsics; the rest call libdevice, which is
+  // what CUDA C++ (and so PyTorch's reference kernels) compile to.
+  if (isa<math::FmaOp, math::AbsFOp, math::AbsIOp, math::CopySignOp,
+          math::FloorOp, math::CeilOp>(op))
+    return lowerElementwise(op);
+  Type elem = getElementTypeOrSelf(op->getResult(0).getType());
+  StringRef base = llvm::StringSwitch<StringRef>(op->getName().getStringRef())
+                       .Case("math.exp", "exp")
+                       .Case("math.exp2", "exp2")
+                       .Case("math.log", "log")
+                       .Case("math.log2", "log2")
+                       .Case("math.log1p", "log1p")
+                       .Case("math.sqrt", "sqrt")
+                       .Case("math.rsqrt", "rsqrt")
+                       .Case("math.tanh", "tanh")
+                       .Case("math.erf", "erf")
+                       .Default("");
+  if (base.empty())
+    return op->emitError("cannot lower '") << op->getName() << "'";
+  if (!elem.isF32() && !elem.isF64())
+    return op->emitError(op->getName().getStringRef())
+           << " needs f32 or f64, got " << elem << ": convert to f32 first";
+  std::string callee = ("__nv_" + base + (elem.isF32() ? "f" : "")).str();
+  ModuleOp module = op->getParentOfType<ModuleOp>();
+  if (!module.lookupSymbol(callee)) {
+    OpBuilder mb(module.getBodyRegion());
+    mb.setInsertionPointToEnd(module.getBody());
+    mb.create<LLVM::LLVMFuncOp>(loc, callee,
+                                LLVM::LLVMFunctionType::get(elem, {elem}));
+  }
+  Regs out;
+  for (int64_t i = 0, n = numRegsOf(op->getOperand(0)); i < n; ++i)
+    out.push_back(b.create<LLVM::CallOp>(loc, TypeRange{elem},
+                                         FlatSymbolRefAttr::get(ctx, callee),
+                                         ValueRange{reg(op->getOperand(0), i)})
+                      .getResult());
+  values[op->getResult(0)] = out;
+  return success();
+}
+
+LogicalResult KernelLowering::lowerBroadcastLike(Operation *op, Value src,
+                                                 RankedTensorType dstType) {
+  auto srcDist = distOf(op, cast<RankedTensorType>(src.getType()));
+  auto dstDist = distOf(op, dstType);
+  if (failed(srcDist) || failed(dstDist))
+    return failure();
+  if (srcDist->blocked.str() != dstDist->blocked.str())
+    return op->emitError("operand and result layouts differ: run "
+                         "tile-assign-layouts");
+  // Both are views of one blocked layout: find, for each result register,
+  // the source register at the same offset (0 along broadcast dimensions).
+  std::map<layout::Index, int64_t> byOffset;
+  for (int64_t r = 0; r < srcDist->numRegs(); ++r) {
+    layout::Index off = srcDist->offset(r);
+    for (unsigned d = 0; d < off.size(); ++d)
+      if (srcDist->parentShape[d] == 1)
+        off[d] = 0;
+    byOffset.emplace(off, r);
+  }
+  Regs out;
+  for (int64_t r = 0; r < dstDist->numRegs(); ++r) {
+    layout::Index off = dstDist->offset(r);
+    for (unsigned d = 0; d < off.size(); ++d)
+      if (srcDist->parentShape[d] == 1)
+        off[d] = 0;
+    auto it = byOffset.find(off);
+    if (it == byOffset.end())
+      return op->emitError("internal: no source register for a result register");
+    out.push_back(lookup(src)[it->second]);
+  }
+  values[op->getResult(0)] = out;
+  return success();
+}
+
+LogicalResult KernelLowering::lowerLoad(LoadOp op) {
+  Type elem = getElementTypeOrSelf(op.getType());
+  Type stor = storageType(elem);
+  int64_t bytes = storageBytes(elem);
+  auto tensor = dyn_cast<RankedTensorType>(op.getType());
+  int64_t n = tensor ? numRegsOf(op.getPtr()) : 1;
+  int64_t width = 1;
+  if (tensor) {
+    auto d = distOf(op, tensor);
+    if (failed(d))
+      return failure();
+    if (d->sliceDim < 0) {
+      unsigned fastest = d->blocked.order[0];
+      width = axisInfo.vectorWidth(op.getPtr(), op.getMask(), fastest,
+                                   d->blocked.sizePerThread[fastest], bytes);
+    }
+  }
+  Regs out;
+  for (int64_t r = 0; r < n; r += width) {
+    Value ptr = reg(op.getPtr(), r);
+    Type vecType = width > 1 ? Type(VectorType::get({width}, stor)) : stor;
+    auto emitLoad = [&](OpBuilder &ib) -> Value {
+      return ib.create<LLVM::LoadOp>(loc, vecType, ptr, width * bytes);
+    };
+    auto fallback = [&](OpBuilder &ib) -> Value {
+      if (width == 1)
+        return op.getOther() ? reg(op.getOther(), r)
+                             : constantLike(stor, 0).getDefiningOp()->getResult(0);
+      Value v = ib.create<LLVM::UndefOp>(loc, vecType);
+      for (int64_t k = 0; k < width; ++k) {
+        Value e = op.getOther() ? reg(op.getOther(), r + k)
+                                : constantLike(stor, 0);
+        v = ib.create<LLVM::InsertElementOp>(loc, v, e, i32(k));
+      }
+      return v;
+    };
+    Value loaded;
+    if (op.getMask()) {
+      Value other = fallback(b);
+      auto branch = b.create<scf::IfOp>(loc, TypeRange{vecType},
+                                        reg(op.getMask(), r), true);
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(branch.thenBlock());
+      b.create<scf::YieldOp>(loc, emitLoad(b));
+      b.setInsertionPointToStart(branch.elseBlock());
+      b.create<scf::YieldOp>(loc, other);
+      loaded = branch.getResult(0);
+    } else {
+      loaded = emitLoad(b);
+    }
+    if (width == 1) {
+      out.push_back(loaded);
+      continue;
+    }
+    for (int64_t k = 0; k < width; ++k)
+      out.push_back(b.create<LLVM::ExtractElementOp>(loc, loaded, i32(k)));
+  }
+  values[op] = out;
+  return success();
+}
+
+LogicalResult KernelLowering::lowerStore(StoreOp op) {
+  Type elem = getElementTypeOrSelf(op.getValue().getType());
+  Type stor = storageType(elem);
+  int64_t bytes = storageBytes(elem);
+  auto tensor = dyn_cast<RankedTensorType>(op.getValue().getType());
+  int64_t n = tensor ? numRegsOf(op.getPtr()) : 1;
+  int64_t width = 1;
+  if (tensor) {
+    auto d = distOf(op, tensor);
+    if (failed(d))
+      return failure();
+    if (d->sliceDim < 0) {
+      unsigned fastest = d->blocked.order[0];
+      width = axisInfo.vectorWidth(op.getPtr(), op.getMask(), fastest,
+                                   d->blocked.sizePerThread[fastest], bytes);
+    }
+  }
+  for (int64_t r = 0; r < n; r += width) {
+    Value v = reg(op.getValue(), r);
+    if (width > 1) {
+      v = b.create<LLVM::UndefOp>(loc, VectorType::get({width}, stor));
+      for (int64_t k = 0; k < width; ++k)
+        v = b.create<LLVM::InsertElementOp>(loc, v, reg(op.getValue(), r + k),
+                                            i32(k));
+    }
+    Value ptr = reg(op.getPtr(), r);
+    if (op.getMask()) {
+      auto branch = b.create<scf::IfOp>(loc, TypeRange{}, reg(op.getMask(), r),
+                                        false);
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(branch.thenBlock());
+      b.create<LLVM::StoreOp>(loc, v, ptr, width * bytes);
+    } else {
+      b.create<LLVM::StoreOp>(loc, v, ptr, width * bytes);
+    }
+  }
+  return success();
+}
+
+LogicalResult KernelLowering::lowerAtomic(AtomicRMWOp op) {
+  Type elem = getElementTypeOrSelf(op.getValue().getType());
+  auto kind = op.getKind() == "max"
+                  ? LLVM::AtomicBinOp::max
+                  : (elem.isF32() ? LLVM::AtomicBinOp::fadd : LLVM::AtomicBinOp::add);
+  SmallVector<Value> owners;
+  int64_t n = numRegsOf(op.getValue());
+  if (auto t = dyn_cast<RankedTensorType>(op.getValue().getType())) {
+    auto d = distOf(op, t);
+    if (failed(d))
+      return failure();
+    owners = ownerPredicates(*d);
+  }
+  Regs out;
+  for (int64_t r = 0; r < n; ++r) {
+    // Replicas must not add twice: only the owner thread performs the RMW.
+    Value pred = owners.empty() ? Value() : owners[r];
+    if (op.getMask())
+      pred = pred ? b.create<arith::AndIOp>(loc, pred, reg(op.getMask(), r))
+                        .getResult()
+                  : reg(op.getMask(), r);
+    auto emit = [&](OpBuilder &ib) -> Value {
+      return ib.create<LLVM::AtomicRMWOp>(loc, kind, reg(op.getPtr(), r),
+                                          reg(op.getValue(), r),
+                                          LLVM::AtomicOrdering::monotonic);
+    };
+    if (!pred) {
+      out.push_back(emit(b));
+      continue;
+    }
+    Value zero = constantLike(elem, 0);
+    auto branch = b.create<scf::IfOp>(loc, TypeRange{elem}, pred, true);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(branch.thenBlock());
+    b.create<scf::YieldOp>(loc, emit(b));
+    b.setInsertionPointToStart(branch.elseBlock());
+    b.create<scf::YieldOp>(loc, zero);
+    out.push_back(branch.getResult(0));
+  }
+  values[op] = out;
+  return success();
+}
+
+Value KernelLowering::combine(StringRef kind, Value x, Value y) {
+  bool isFloat = isa<FloatType>(x.getType());
+  if (kind == "sum")
+    return isFloat ? b.create<arith::AddFOp>(loc, x, y).getResult()
+                   : b.create<arith::AddIOp>(loc, x, y).getResult();
+  if (kind == "max")
+    return isFloat ? b.create<arith::MaximumFOp>(loc, x, y).getResult()
+                   : b.create<arith::MaxSIOp>(loc, x, y).getResult();
+  return isFloat ? b.create<arith::MinimumFOp>(loc, x, y).getResult()
+                 : b.create<arith::MinSIOp>(loc, x, y).getResult();
+}
+
+LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
+  auto srcType = op.getSrc().getType();
+  Type elem = srcType.getElementType();
+  if (!elem.isF32() && !elem.isInteger(32))
+    return op.emitError("reductions support f32 and i32 tiles, got ")
+           << elem << ": convert first";
+  auto src = distOf(op, srcType);
+  if (failed(src))
+    return failure();
+  if (src->sliceDim >= 0)
+    return op.emitError("internal: reducing a sliced tile");
+  StringRef kind = op.getKind();
+  bool isArg = kind == "argmax" || kind == "argmin";
+  StringRef valueKind = kind == "argmax" ? "max" : kind == "argmin" ? "min" : kind;
+  unsigned axis = op.getAxis();
+  const layout::Blocked &l = src->blocked;
+
+  // 1. Within the thread: group registers by their offset off the axis.
+  std::map<layout::Index, SmallVector<int64_t>> groups;
+  std::vector<layout::Index> groupOrder;
+  for (int64_t r = 0; r < src->numRegs(); ++r) {
+    layout::Index off = src->offset(r);
+    int64_t along = off[axis] % src->shape[axis];
+    off[axis] = 0;
+    auto &g = groups[off];
+    if (g.empty())
+      groupOrder.push_back(off);
+    // Registers that wrap onto an element already in the group are replicas.
+    bool replica = false;
+    for (int64_t other : g)
+      if (src->offset(other)[axis] % src->shape[axis] == along)
+        replica = true;
+    if (!replica)
+      g.push_back(r);
+  }
+  SmallVector<SmallVector<Value>> indices;
+  if (isArg)
+    indices = elementIndices(*src);
+
+  struct Partial {
+    Value value, index;
+  };
+  auto pick = [&](Partial a, Partial c) -> Partial {
+    if (!isArg)
+      return {combine(valueKind, a.value, c.value), Value()};
+    auto pred = kind == "argmax" ? arith::CmpFPredicate::OGT
+                                 : arith::CmpFPredicate::OLT;
+    auto ipred = kind == "argmax" ? arith::CmpIPredicate::sgt
+                                  : arith::CmpIPredicate::slt;
+    Value better = isa<FloatType>(elem)
+                       ? b.create<arith::CmpFOp>(loc, pred, c.value, a.value)
+                             .getResult()
+                       : b.create<arith::CmpIOp>(loc, ipred, c.value, a.value)
+                             .getResult();
+    Value equal = isa<FloatType>(elem)
+                      ? b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OEQ,
+                                                c.value, a.value)
+                            .getResult()
+                      : b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq,
+                                                c.value, a.value)
+                            .getResult();
+    Value lower = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt,
+                                          c.index, a.index);
+    Value tieWin = b.create<arith::AndIOp>(loc, equal, lower);
+    Value take = b.create<arith::OrIOp>(loc, better, tieWin);
+    return {b.create<arith::SelectOp>(loc, take, c.value, a.value),
+            b.create<arith::SelectOp>(loc, take, c.index, a.index)};
+  };
+
+  SmallVector<Partial> partials;
+  for (auto &off : groupOrder) {
+    auto &g = groups[off];
+    Partial p{lookup(op.getSrc())[g[0]], isArg ? indices[g[0]][axis] : Value()};
+    for (size_t k = 1; k < g.size(); ++k)
+      p = pick(p, {lookup(op.getSrc())[g[k]],
+                   isArg ? indices[g[k]][axis] : Value()});
+    partials.push_back(p);
+  }
+
+  // 2. Across lanes of the warp that hold other elements along the axis.
+  layout::Shape shape = src->shape;
+  for (unsigned mask : l.laneXorMasks(shape, axis))
+    for (Partial &p : partials) {
+      Partial other{nvvm::shuffleXor(b, loc, p.value, mask),
+                    isArg ? nvvm::shuffleXor(b, loc, p.index, mask) : Value()};
+      p = pick(p, other);
+    }
+
+  // 3. Across warps, through shared memory.
+  auto warpMasks = l.warpXorMasks(shape, axis);
+  if (!warpMasks.empty()) {
+    int64_t ways = int64_t(1) << warpMasks.size();
+    int64_t threads = int64_t(l.numWarps()) * 32;
+    int64_t slots = int64_t(partials.size()) * threads * ways;
+    int64_t fields = isArg ? 2 : 1;
+    smemBytes = std::max(smemBytes, slots * 4 * fields);
+    // Threads that differ only in the axis digits share a result: name the
+    // group by the thread id with those digits cleared.
+    unsigned laneBits = 0, warpBits = 0;
+    for (unsigned m : l.laneXorMasks(shape, axis))
+      laneBits |= m;
+    for (unsigned m : warpMasks)
+      warpBits |= m;
+    Value laneKey = b.create<arith::AndIOp>(loc, lane, i32(~laneBits & 31));
+    Value warpKey = b.create<arith::AndIOp>(loc, warp, i32(~warpBits));
+    Value key = b.create<arith::AddIOp>(
+        loc, b.create<arith::MulIOp>(loc, warpKey, i32(32)), laneKey);
+    Value digit = warpDigit(l, axis);
+    digit = b.create<arith::RemUIOp>(loc, digit, i32(ways));
+    Value base = sharedBase();
+    auto slotOf = [&](int64_t k, Value way) {
+      Value s = b.create<arith::AddIOp>(loc, i32(k * threads), key);
+      s = b.create<arith::MulIOp>(loc, s, i32(ways));
+      return b.create<arith::AddIOp>(loc, s, way);
+    };
+    Type i32t = b.getI32Type();
+    nvvm::barrier(b, loc);
+    for (size_t k = 0; k < partials.size(); ++k) {
+      Value slot = slotOf(k, digit);
+      b.create<LLVM::StoreOp>(loc, partials[k].value,
+                              sharedSlot(base, elem, slot));
+      if (isArg) {
+        Value s2 = b.create<arith::AddIOp>(loc, slot, i32(slots));
+        b.create<LLVM::StoreOp>(loc, partials[k].index,
+                                sharedSlot(base, i32t, s2));
+      }
+    }
+    nvvm::barrier(b, loc);
+    for (size_t k = 0; k < partials.size(); ++k) {
+      Partial acc{};
+      for (int64_t w = 0; w < ways; ++w) {
+        Value slot = slotOf(k, i32(w));
+        Partial p{b.create<LLVM::LoadOp>(loc, elem, sharedSlot(base, elem, slot)),
+                  Value()};
+        if (isArg) {
+          Value s2 = b.create<arith::AddIOp>(loc, slot, i32(slots));
+          p.index = b.create<LLVM::LoadOp>(loc, i32t, sharedSlot(base, i32t, s2));
+        }
+        acc = w == 0 ? p : pick(acc, p);
+      }
+      partials[k] = acc;
+    }
+  }
+
+  // 4. Hand the partials to the result's registers (the slice layout keeps
+  // the parent registers at offset 0 along the axis, in order).
+  Regs out;
+  auto resultType = dyn_cast<RankedTensorType>(op.getType());
+  std::map<layout::Index, size_t> partialOf;
+  for (size_t k = 0; k < groupOrder.size(); ++k)
+    partialOf[groupOrder[k]] = k;
+  if (!resultType) {
+    out.push_back(isArg ? partials[0].index : partials[0].value);
+  } else {
+    auto dst = distOf(op, resultType);
+    if (failed(dst))
+      return failure();
+    for (int64_t r = 0; r < dst->numRegs(); ++r) {
+      layout::Index off = dst->offset(r);
+      off[axis] = 0;
+      auto it = partialOf.find(off);
+      if (it == partialOf.end())
+        return op.emitError("internal: reduction result register unmatched");
+      out.push_back(isArg ? partials[it->second].index
+                          : partials[it->second].value);
+    }
+  }
+  values[op] = out;
+  return success();
+}
+
+LogicalResult KernelLowering::lowerConvert(ConvertLayoutOp op) {
+  auto srcType = op.getSrc().getType(), dstType = op.getType();
+  auto src = distOf(op, srcType), dst = distOf(op, dstType);
+  if (failed(src) || failed(dst))
+    return failure();
+  Type elem = storageType(srcType.getElementType());
+  if (elem.isInteger(1))
+    return op.emitError("layout conversion of i1 tiles is not supported");
+  // Through shared memory: every owner writes its elements at their
+  // row-major position, then every thread reads what its new layout holds.
+  int64_t count = 1;
+  for (int64_t s : src->shape)
+    count *= s;
+  smemBytes = std::max(smemBytes, count * storageBytes(srcType.getElementType()));
+  auto linear = [&](ArrayRef<Value> idx, const layout::Shape &shape) {
+    Value acc = i32(0);
+    for (size_t d = 0; d < shape.size(); ++d) {
+      acc = b.create<arith::MulIOp>(loc, acc, i32(shape[d]));
+      acc = b.create<arith::AddIOp>(loc, acc, idx[d]);
+    }
+    return acc;
+  };
+  Value base = sharedBase();
+  nvvm::barrier(b, loc);
+  auto srcIdx = elementIndices(*src);
+  for (int64_t r = 0; r < src->numRegs(); ++r)
+    b.create<LLVM::StoreOp>(loc, lookup(op.getSrc())[r],
+                            sharedSlot(base, elem, linear(srcIdx[r], src->shape)));
+  nvvm::barrier(b, loc);
+  auto dstIdx = elementIndices(*dst);
+  Regs out;
+  for (int64_t r = 0; r < dst->numRegs(); ++r)
+    out.push_back(b.create<LLVM::LoadOp>(
+        loc, elem, sharedSlot(base, elem, linear(dstIdx[r], dst->shape))));
+  values[op] = out;
+  return success();
+}
+
+// Exact round-to-nearest-even of f32 to E2M1 with saturation, as 4 bits in
+// an i8: the grid {0, .5, 1, 1.5, 2, 3, 4, 6}. Ties go to the even code.
+Value KernelLowering::softwareF4(Value x) {
+  Type f32 = b.getF32Type(), i8 = b.getI8Type();
+  Value ax = b.create<math::AbsFOp>(loc, x);
+  // Thresholds between neighbours; at a tie the even neighbour wins, so the
+  // comparison is > or >= depending on the parity of the upper code.
+  struct Step {
+    float bound;
+    bool inclusive;
+  };
+  // codes 0..7 = 0, .5, 1, 1.5, 2, 3, 4, 6
+  const Step steps[7] = {{0.25f, false}, {0.75f, true}, {1.25f, false},
+                         {1.75f, true},  {2.5f, false}, {3.5f, true},
+                         {5.0f, false}};
+  Value code = b.create<arith::ConstantIntOp>(loc, i8, 0);
+  for (const Step &s : steps) {
+    Value bound = b.create<arith::ConstantOp>(loc, f32, b.getF32FloatAttr(s.bound));
+    Value above = b.create<arith::CmpFOp>(
+        loc, s.inclusive ? arith::CmpFPredicate::OGE : arith::CmpFPredicate::OGT,
+        ax, bound);
+    Value one = b.create<arith::ExtUIOp>(loc, i8, above);
+    code = b.create<arith::AddIOp>(loc, code, one);
+  }
+  // NaN compares false everywhere and would give +0; the hardware gives the
+  // saturated maximum for NaN (satfinite): mirror that exactly.
+  Value isNan = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::UNO, x, x);
+  code = b.create<arith::SelectOp>(loc, isNan,
+                                   b.create<arith::ConstantIntOp>(loc, i8, 7), code);
+  Value bits = b.create<LLVM::BitcastOp>(loc, b.getI32Type(), x);
+  Value sign = b.create<arith::ShRUIOp>(loc, bits, i32(31));
+  sign = b.create<arith::TruncIOp>(loc, i8, sign);
+  sign = b.create<arith::ShLIOp>(loc, sign, b.create<arith::ConstantIntOp>(loc, i8, 3));
+  return b.create<arith::OrIOp>(loc, code, sign);
+}
+
+LogicalResult KernelLowering::lowerNarrowTrunc(Operation *op, Value src,
+                                               Type dstElem) {
+  Type srcElem = getElementTypeOrSelf(src.getType());
+  bool isF8 = isa<Float8E4M3FNType, Float8E5M2Type>(dstElem);
+  bool isF4 = isa<Float4E2M1FNType>(dstElem);
+  if (!isF8 && !isF4)
+    return op->emitError("conversion to ") << dstElem << " is not supported yet";
+  if (isF8 && !target.fp8Convert)
+    return op->emitError("conversion to ")
+           << dstElem << " needs FP8 conversion, which " << target.name
+           << " lacks";
+  Regs in = lookup(src);
+  Type f32 = b.getF32Type();
+  auto asF32 = [&](Value v) -> Value {
+    return srcElem.isF32() ? v : b.create<arith::ExtFOp>(loc, f32, v).getResult();
+  };
+  Regs out;
+  for (size_t i = 0; i < in.size(); i += 2) {
+    Value lo = asF32(in[i]);
+    Value hi = i + 1 < in.size() ? asF32(in[i + 1]) : lo;
+    if (isF8) {
+      Value pair = nvvm::f32x2ToF8x2(b, loc, hi, lo, dstElem);
+      out.push_back(b.create<arith::TruncIOp>(loc, b.getI8Type(), pair));
+      if (i + 1 < in.size()) {
+        Value up = b.create<arith::ShRUIOp>(
+            loc, pair, b.create<arith::ConstantIntOp>(loc, b.getI16Type(), 8));
+        out.push_back(b.create<arith::TruncIOp>(loc, b.getI8Type(), up));
+      }
+      continue;
+    }
+    // FP4: one nibble per register (packing two per byte is the kernel's
+    // business: it knows which elements pair up).
+    Value pair = target.fp4Convert ? nvvm::f32x2ToF4x2(b, loc, hi, lo) : Value();
+    Type i8 = b.getI8Type();
+    Value mask = b.create<arith::ConstantIntOp>(loc, i8, 0xf);
+    if (pair) {
+      out.push_back(b.create<arith::AndIOp>(loc, pair, mask));
+      if (i + 1 < in.size())
+        out.push_back(b.create<arith::ShRUIOp>(
+            loc, pair, b.create<arith::ConstantIntOp>(loc, i8, 4)));
+    } else {
+      out.push_back(softwareF4(lo));
+      if (i + 1 < in.size())
+        out.push_back(softwareF4(hi));
+    }
+  }
+  values[op->getResult(0)] = out;
+  return success();
+}
+
+LogicalResult KernelLowering::lowerNarrowExt(Operation *op, Value src,
+                                             Type dstElem) {
+  Type srcElem = getElementTypeOrSelf(src.getType());
+  if (!isa<Float8E4M3FNType, Float8E5M2Type>(srcElem))
+    return op->emitError("conversion from ") << srcElem
+                                             << " is not supported yet";
+  Regs in = lookup(src);
+  Regs out;
+  Type i8 = b.getI8Type();
+  for (size_t i = 0; i < in.size(); i += 2) {
+    Value vec = b.create<LLVM::UndefOp>(loc, VectorType::get({2}, i8));
+    vec = b.create<LLVM::InsertElementOp>(loc, vec, in[i], i32(0));
+    vec = b.create<LLVM::InsertElementOp>(
+        loc, vec, in[i + 1 < in.size() ? i + 1 : i], i32(1));
+    Value halves = nvvm::f8x2ToF16x2(b, loc, vec, srcElem);
+    for (int k = 0; k < 2 && i + k < in.size(); ++k) {
+      Value h = b.create<LLVM::ExtractElementOp>(loc, halves, i32(k));
+      out.push_back(b.create<arith::ExtFOp>(loc, dstElem, h));
+    }
+  }
+  values[op->getResult(0)] = out;
+  return success();
+}
+
+LogicalResult KernelLowering::lowerFor(scf::ForOp op) {
+  SmallVector<Value> inits;
+  SmallVector<int64_t> counts;
+  for (Value init : op.getInitArgs()) {
+    Regs &r = lookup(init);
+    inits.append(r.begin(), r.end());
+    counts.push_back(r.size());
+  }
+  auto loop = b.create<scf::ForOp>(loc, reg(op.getLowerBound(), 0),
+                                   reg(op.getUpperBound(), 0),
+                                   reg(op.getStep(), 0), inits);
+  Block *body = loop.getBody();
+  if (!body->empty() && body->back().hasTrait<OpTrait::IsTerminator>())
+    body->back().erase();
+  values[op.getInductionVar()] = Regs{loop.getInductionVar()};
+  size_t at = 0;
+  for (auto [arg, count] : llvm::zip(op.getRegionIterArgs(), counts)) {
+    values[arg] = Regs(loop.getRegionIterArgs().begin() + at,
+                       loop.getRegionIterArgs().begin() + at + count);
+    at += count;
+  }
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToEnd(body);
+    if (failed(lowerBlock(*op.getBody())))
+      return failure();
+    SmallVector<Value> yields;
+    for (Value v : op.getBody()->getTerminator()->getOperands()) {
+      Regs &r = lookup(v);
+      yields.append(r.begin(), r.end());
+    }
+    b.create<scf::YieldOp>(loc, yields);
+  }
+  at = 0;
+  for (auto [result, count] : llvm::zip(op.getResults(), counts)) {
+    values[result] = Regs(loop.getResults().begin() + at,
+                          loop.getResults().begin() + at + count);
+    at += count;
+  }
+  return success();
+}
+
+LogicalResult KernelLowering::lowerIf(scf::IfOp op) {
+  SmallVector<Type> types;
+  SmallVector<int64_t> counts;
+  for (Value result : op.getResults()) {
+    Type elem = storageType(getElementTypeOrSelf(result.getType()));
+    int64_t n = 1;
+    if (auto t = dyn_cast<RankedTensorType>(result.getType())) {
+      auto d = distOf(op, t);
+      if (failed(d))
+        return failure();
+      n = d->numRegs();
+    }
+    types.append(n, elem);
+    counts.push_back(n);
+  }
+  auto branch = b.create<scf::IfOp>(loc, types, reg(op.getCondition(), 0),
+                                    /*withElseRegion=*/true);
+  for (auto [from, to] : {std::pair{&op.getThenRegion(), &branch.getThenRegion()},
+                          std::pair{&op.getElseRegion(), &branch.getElseRegion()}}) {
+    Block *block = &to->front();
+    if (!block->empty() && block->back().hasTrait<OpTrait::IsTerminator>())
+      block->back().erase();
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToEnd(block);
+    SmallVector<Value> yields;
+    if (!from->empty()) {
+      if (failed(lowerBlock(from->front())))
+        return failure();
+      for (Value v : from->front().getTerminator()->getOperands()) {
+        Regs &r = lookup(v);
+        yields.append(r.begin(), r.end());
+      }
+    }
+    b.create<scf::YieldOp>(loc, yields);
+  }
+  size_t at = 0;
+  for (auto [result, count] : llvm::zip(op.getResults(), counts)) {
+    values[result] = Regs(branch.getResults().begin() + at,
+                          branch.getResults().begin() + at + count);
+    at += count;
+  }
+  return success();
+}
+
+struct TileToLLVMPass
+    : public PassWrapper<TileToLLVMPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(TileToLLVMPass)
+  TileToLLVMPass() = default;
+  TileToLLVMPass(const TileToLLVMPass &other) : PassWrapper(other) {}
+  StringRef getArgument() const override { return "convert-tile-to-llvm"; }
+  StringRef getDescription() const override {
+    return "lower tile kernels to the LLVM and NVVM dialects";
+  }
+  void getDependentDialects(DialectRegistry &registry) const override {
+    registerLoweringDialects(registry);
+  }
+  void runOnOperation() override {
+    const Target *t = findTarget(targetName);
+    if (!t) {
+      getOperation().emitError("unknown target '")
+          << targetName << "' (known: " << targetNames() << ")";
+      return signalPassFailure();
+    }
+    if (failed(lowerTileToLLVM(getOperation(), *t)))
+      signalPassFailure();
+  }
+  Option<std::string> targetName{*this, "target",
+                                 llvm::cl::desc("GPU target, e.g. sm_90a"),
+                                 llvm::cl::init("sm_90a")};
+};
+
+} // namespace
+
+void registerLoweringDialects(DialectRegistry &registry) {
+  registry.insert<LLVM::LLVMDialect, arith::ArithDialect, scf::SCFDialect,
+                  cf::ControlFlowDialect, math::MathDialect>();
+  nvvm::registerDialect(registry);
+}
+
+LogicalResult lowerTileToLLVM(ModuleOp module, const Target &target) {
+  SmallVector<func::FuncOp> kernels;
+  module.walk([&](func::FuncOp f) {
+    if (f->hasAttr(attr::kKernel))
+      kernels.push_back(f);
+  });
+  for (func::FuncOp f : kernels)
+    if (failed(KernelLowering(f, target).run()))
+      return failure();
+
+  PassManager pm(module.getContext());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  return pm.run(module);
+}
+
+void registerTileToLLVMPass() { PassRegistration<TileToLLVMPass>(); }
+
+} // namespace megac

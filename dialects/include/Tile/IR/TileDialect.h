@@ -1,0 +1,49 @@
+// The tile dialect: tiles distributed over the threads of one CTA.
+#ifndef MEGAC_TILE_IR_TILEDIALECT_H
+#define MEGAC_TILE_IR_TILEDIALECT_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "Tile/IR/TileDialect.h.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "Tile/IR/TileTypes.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "Tile/IR/TileAttrs.h.inc"
+
+#define GET_OP_CLASSES
+#include "Tile/IR/TileOps.h.inc"
+
+namespace mlir::tile {
+
+/// Names of the discardable attributes that carry kernel launch settings on a
+/// func.func, and hints on its arguments.
+namespace attr {
+inline constexpr char kKernel[] = "tile.kernel";
+inline constexpr char kNumWarps[] = "tile.num_warps";
+inline constexpr char kMaxNReg[] = "tile.maxnreg";
+inline constexpr char kMinCtasPerSM[] = "tile.min_ctas_per_sm";
+inline constexpr char kDivisibility[] = "tile.divisibility"; // on int arguments
+inline constexpr char kAlignment[] = "tile.alignment";       // bytes, on pointers
+inline constexpr char kSharedBytes[] = "tile.shared_bytes";  // set by lowering
+} // namespace attr
+
+/// The shape of a tile, or {} for a scalar.
+ArrayRef<int64_t> getShapeOrEmpty(Type type);
+/// `type` with its element type replaced (keeps shape and encoding).
+Type withElementType(Type type, Type element);
+/// Number of warps of the kernel enclosing `op` (the tile.num_warps attribute).
+int getNumWarps(Operation *op);
+
+} // namespace mlir::tile
+
+#endif

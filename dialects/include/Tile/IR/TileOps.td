@@ -1,0 +1,133 @@
+#ifndef TILE_OPS_TD
+#define TILE_OPS_TD
+
+include "Tile/IR/TileDialect.td"
+include "Tile/IR/TileTypes.td"
+include "Tile/IR/TileAttrs.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/IR/BuiltinAttributes.td"
+
+def Tile_ProgramIdOp : Tile_Op<"program_id", [Pure]> {
+  let summary = "index of this CTA in the launch grid along an axis";
+  let arguments = (ins I32Attr:$axis);
+  let results = (outs I32:$result);
+  let assemblyFormat = "$axis attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_NumProgramsOp : Tile_Op<"num_programs", [Pure]> {
+  let summary = "number of CTAs in the launch grid along an axis";
+  let arguments = (ins I32Attr:$axis);
+  let results = (outs I32:$result);
+  let assemblyFormat = "$axis attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_ArangeOp : Tile_Op<"arange", [Pure]> {
+  let summary = "the 1-D tile [start, start + 1, ..., end - 1] of i32";
+  let arguments = (ins I32Attr:$start, I32Attr:$end);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$start `,` $end attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_SplatOp : Tile_Op<"splat", [Pure]> {
+  let summary = "a tile whose every element is the scalar operand";
+  let arguments = (ins AnyType:$src);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_BroadcastOp : Tile_Op<"broadcast", [Pure]> {
+  let summary = "repeat the size-1 dimensions of a tile";
+  let arguments = (ins AnyRankedTensor:$src);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_ExpandDimsOp : Tile_Op<"expand_dims", [Pure]> {
+  let summary = "insert a dimension of size 1 at `axis`";
+  let arguments = (ins AnyRankedTensor:$src, I32Attr:$axis);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_AddPtrOp : Tile_Op<"addptr", [Pure, AllTypesMatch<["ptr", "result"]>]> {
+  let summary = "pointer plus an element offset (scalar or elementwise on tiles)";
+  let arguments = (ins AnyType:$ptr, AnyType:$offset);
+  let results = (outs AnyType:$result);
+  let assemblyFormat = "$ptr `,` $offset attr-dict `:` type($ptr) `,` type($offset)";
+  let hasVerifier = 1;
+}
+
+def Tile_LoadOp : Tile_Op<"load", [AttrSizedOperandSegments,
+    OptionalTypesMatchWith<"other has the result type", "result", "other", "$_self">,
+                                   MemoryEffects<[MemRead]>]> {
+  let summary = "load through a pointer or a tile of pointers";
+  let description = [{
+    Lanes whose `mask` is false read nothing and yield `other` (zero when absent).
+  }];
+  let arguments = (ins AnyType:$ptr, Optional<AnyType>:$mask, Optional<AnyType>:$other);
+  let results = (outs AnyType:$result);
+  let assemblyFormat = [{
+    $ptr (`mask` $mask^)? (`other` $other^)? attr-dict `:` type($ptr) (`,` type($mask)^)? `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_StoreOp : Tile_Op<"store", [MemoryEffects<[MemWrite]>]> {
+  let summary = "store through a pointer or a tile of pointers; masked-off lanes write nothing";
+  let arguments = (ins AnyType:$ptr, AnyType:$value, Optional<AnyType>:$mask);
+  let assemblyFormat = [{
+    $ptr `,` $value (`mask` $mask^)? attr-dict `:` type($ptr) `,` type($value) (`,` type($mask)^)?
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_AtomicRMWOp : Tile_Op<"atomic_rmw", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "atomic read-modify-write (add, max) on global memory; returns the old value";
+  let arguments = (ins StrAttr:$kind, AnyType:$ptr, AnyType:$value, Optional<AnyType>:$mask);
+  let results = (outs AnyType:$result);
+  let assemblyFormat = [{
+    $kind $ptr `,` $value (`mask` $mask^)? attr-dict `:` type($ptr) `,` type($value) (`,` type($mask)^)? `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_ReduceOp : Tile_Op<"reduce", [Pure]> {
+  let summary = "reduce a tile along one axis (sum, max, min, argmax, argmin)";
+  let description = [{
+    The result drops `axis`; reducing the only axis of a 1-D tile gives a scalar.
+    argmax and argmin return i32 indices; the lowest index wins ties.
+  }];
+  let arguments = (ins AnyRankedTensor:$src, I32Attr:$axis, StrAttr:$kind);
+  let results = (outs AnyType:$result);
+  let assemblyFormat = "$kind $src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_ConvertLayoutOp : Tile_Op<"convert_layout", [Pure]> {
+  let summary = "move a tile to another layout (same shape and element type)";
+  let arguments = (ins AnyRankedTensor:$src);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Tile_FpTruncOp : Tile_Op<"fp_trunc", [Pure]> {
+  let summary = "narrow a float to an 8- or 4-bit float with explicit rounding and saturation";
+  let description = [{
+    `rounding` is `rne` (the only mode the hardware narrow conversions offer);
+    `saturate` clamps to the finite range (NaN stays NaN where the format has one).
+  }];
+  let arguments = (ins AnyType:$src, StrAttr:$rounding, BoolAttr:$saturate);
+  let results = (outs AnyType:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+#endif

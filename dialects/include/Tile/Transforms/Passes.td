@@ -1,0 +1,23 @@
+#ifndef TILE_PASSES_TD
+#define TILE_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::ModuleOp"> {
+  let summary = "give every tile a distributed layout";
+  let description = [{
+    Chooses a blocked layout per tile shape from the kernel's memory accesses
+    (vectors of up to 16 bytes per thread along the contiguous dimension,
+    coalesced across lanes), gives reduction results the slice of their input's
+    layout, and inserts tile.convert_layout where an operand's layout differs
+    from the one its user expects.
+  }];
+  let dependentDialects = ["::mlir::tile::TileDialect"];
+}
+
+def TileRemoveLayoutConversions : Pass<"tile-remove-layout-conversions", "::mlir::ModuleOp"> {
+  let summary = "fold away layout conversions that change nothing or cancel out";
+  let dependentDialects = ["::mlir::tile::TileDialect"];
+}
+
+#endif

@@ -1,0 +1,263 @@
+#include "Tile/Analysis/AxisInfo.h"
+#include "Tile/IR/TileDialect.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include <numeric>
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+
+// Stands for "divisible by anything" (the value zero, or an unbounded run).
+constexpr int64_t kHuge = int64_t(1) << 30;
+
+int64_t pow2Factor(int64_t v) {
+  if (v == 0)
+    return kHuge;
+  return std::min<int64_t>(kHuge, v & -v);
+}
+
+int64_t gcd(int64_t a, int64_t b) { return std::gcd(a, b); }
+
+AxisInfo unknown(Type type) {
+  AxisInfo info;
+  size_t rank = getShapeOrEmpty(type).size();
+  info.contiguity.assign(rank, 1);
+  info.divisibility.assign(rank, 1);
+  info.constancy.assign(rank, 1);
+  info.scalarDivisibility = 1;
+  return info;
+}
+
+// Every dimension divisible as the scalar; a uniform tile.
+AxisInfo uniform(Type type, int64_t divisibility) {
+  AxisInfo info = unknown(type);
+  auto shape = getShapeOrEmpty(type);
+  for (size_t d = 0; d < shape.size(); ++d) {
+    info.divisibility[d] = divisibility;
+    info.constancy[d] = shape[d];
+  }
+  info.scalarDivisibility = divisibility;
+  return info;
+}
+
+// The divisibility shared by every element of a tile.
+int64_t allElementsDivisibility(const AxisInfo &info) {
+  if (info.divisibility.empty())
+    return info.scalarDivisibility;
+  int64_t div = kHuge;
+  for (size_t d = 0; d < info.divisibility.size(); ++d)
+    div = gcd(div, info.contiguity[d] > 1 ? 1 : info.divisibility[d]);
+  return div;
+}
+
+std::optional<int64_t> constantInt(Value v) {
+  if (auto c = v.getDefiningOp<arith::ConstantOp>()) {
+    if (auto i = dyn_cast<IntegerAttr>(c.getValue()))
+      return i.getInt();
+    if (auto s = dyn_cast<SplatElementsAttr>(c.getValue()))
+      if (isa<IntegerType>(s.getElementType()))
+        return s.getSplatValue<APInt>().getSExtValue();
+  }
+  if (auto s = v.getDefiningOp<SplatOp>())
+    return constantInt(s.getSrc());
+  return std::nullopt;
+}
+
+int64_t elementBytes(Type pointee) {
+  if (isa<Float4E2M1FNType>(pointee))
+    return 1;
+  return std::max<int64_t>(1, pointee.getIntOrFloatBitWidth() / 8);
+}
+
+} // namespace
+
+const AxisInfo &AxisInfoAnalysis::get(Value value) {
+  auto it = cache.find(value);
+  if (it != cache.end())
+    return it->second;
+  AxisInfo info = compute(value);
+  return cache[value] = std::move(info);
+}
+
+AxisInfo AxisInfoAnalysis::compute(Value value) {
+  Type type = value.getType();
+  auto shape = getShapeOrEmpty(type);
+  size_t rank = shape.size();
+
+  if (auto arg = dyn_cast<BlockArgument>(value)) {
+    Operation *owner = arg.getOwner()->getParentOp();
+    if (auto func = dyn_cast<func::FuncOp>(owner)) {
+      if (auto a = func.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(),
+                                                      attr::kDivisibility))
+        return uniform(type, a.getInt());
+      if (auto a = func.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(),
+                                                      attr::kAlignment))
+        return uniform(type, a.getInt());
+      return uniform(type, 1);
+    }
+    if (auto loop = dyn_cast<scf::ForOp>(owner))
+      if (arg == loop.getInductionVar())
+        return uniform(type, gcd(get(loop.getLowerBound()).scalarDivisibility,
+                                 get(loop.getStep()).scalarDivisibility));
+    return unknown(type);
+  }
+
+  Operation *op = value.getDefiningOp();
+  if (auto c = constantInt(value))
+    return uniform(type, pow2Factor(*c));
+  if (isa<ProgramIdOp, NumProgramsOp>(op))
+    return uniform(type, 1);
+  if (auto range = dyn_cast<ArangeOp>(op)) {
+    AxisInfo info = unknown(type);
+    info.contiguity[0] = shape[0];
+    info.divisibility[0] = pow2Factor(range.getStart());
+    return info;
+  }
+  if (auto splat = dyn_cast<SplatOp>(op)) {
+    const AxisInfo &src = get(splat.getSrc());
+    return uniform(type, src.scalarDivisibility);
+  }
+  if (auto conv = dyn_cast<ConvertLayoutOp>(op))
+    return get(conv.getSrc());
+  if (isa<arith::ExtSIOp, arith::ExtUIOp, arith::TruncIOp, arith::IndexCastOp>(
+          op))
+    return get(op->getOperand(0));
+  if (auto bc = dyn_cast<BroadcastOp>(op)) {
+    AxisInfo info = get(bc.getSrc());
+    auto srcShape = bc.getSrc().getType().getShape();
+    for (size_t d = 0; d < rank; ++d)
+      if (srcShape[d] == 1 && shape[d] != 1) {
+        info.contiguity[d] = 1;
+        info.constancy[d] = shape[d];
+      }
+    return info;
+  }
+  if (auto ex = dyn_cast<ExpandDimsOp>(op)) {
+    const AxisInfo &src = get(ex.getSrc());
+    AxisInfo info = src;
+    unsigned axis = ex.getAxis();
+    info.contiguity.insert(info.contiguity.begin() + axis, 1);
+    info.divisibility.insert(info.divisibility.begin() + axis,
+                             allElementsDivisibility(src));
+    info.constancy.insert(info.constancy.begin() + axis, 1);
+    return info;
+  }
+
+  auto binary = [&](auto combine) {
+    const AxisInfo a = get(op->getOperand(0)), b = get(op->getOperand(1));
+    AxisInfo info = unknown(type);
+    combine(a, b, info);
+    return info;
+  };
+
+  if (isa<arith::AddIOp, AddPtrOp>(op)) {
+    int64_t scale = 1;
+    if (auto add = dyn_cast<AddPtrOp>(op))
+      scale = elementBytes(
+          cast<PtrType>(getElementTypeOrSelf(add.getPtr().getType()))
+              .getPointeeType());
+    return binary([&](const AxisInfo &a, const AxisInfo &b, AxisInfo &out) {
+      out.scalarDivisibility =
+          gcd(a.scalarDivisibility, b.scalarDivisibility * scale);
+      for (size_t d = 0; d < rank; ++d) {
+        out.contiguity[d] = std::max(gcd(a.contiguity[d], b.constancy[d]),
+                                     gcd(b.contiguity[d], a.constancy[d]));
+        out.divisibility[d] = gcd(a.divisibility[d], b.divisibility[d] * scale);
+        out.constancy[d] = gcd(a.constancy[d], b.constancy[d]);
+      }
+    });
+  }
+  if (isa<arith::SubIOp>(op))
+    return binary([&](const AxisInfo &a, const AxisInfo &b, AxisInfo &out) {
+      out.scalarDivisibility = gcd(a.scalarDivisibility, b.scalarDivisibility);
+      for (size_t d = 0; d < rank; ++d) {
+        out.contiguity[d] = gcd(a.contiguity[d], b.constancy[d]);
+        out.divisibility[d] = gcd(a.divisibility[d], b.divisibility[d]);
+        out.constancy[d] = gcd(a.constancy[d], b.constancy[d]);
+      }
+    });
+  if (isa<arith::MulIOp>(op))
+    return binary([&](const AxisInfo &a, const AxisInfo &b, AxisInfo &out) {
+      out.scalarDivisibility =
+          std::min(kHuge, a.scalarDivisibility * b.scalarDivisibility);
+      for (size_t d = 0; d < rank; ++d) {
+        out.divisibility[d] =
+            std::min(kHuge, a.divisibility[d] * b.divisibility[d]);
+        out.constancy[d] = gcd(a.constancy[d], b.constancy[d]);
+      }
+    });
+  if (isa<arith::DivSIOp, arith::DivUIOp>(op)) {
+    const AxisInfo a = get(op->getOperand(0));
+    AxisInfo info = unknown(type);
+    auto c = constantInt(op->getOperand(1));
+    if (!c || *c <= 0)
+      return info;
+    for (size_t d = 0; d < rank; ++d) {
+      int64_t group =
+          a.divisibility[d] % *c == 0 ? gcd(a.contiguity[d], *c) : 1;
+      info.constancy[d] = std::max(a.constancy[d], group);
+      info.divisibility[d] =
+          a.divisibility[d] % *c == 0 ? a.divisibility[d] / *c : 1;
+    }
+    info.scalarDivisibility = a.scalarDivisibility % *c == 0
+                                  ? a.scalarDivisibility / *c
+                                  : 1;
+    return info;
+  }
+  if (isa<arith::RemSIOp, arith::RemUIOp>(op)) {
+    const AxisInfo a = get(op->getOperand(0));
+    AxisInfo info = unknown(type);
+    auto c = constantInt(op->getOperand(1));
+    if (!c || *c <= 0)
+      return info;
+    for (size_t d = 0; d < rank; ++d) {
+      info.contiguity[d] =
+          a.divisibility[d] % *c == 0 ? gcd(a.contiguity[d], *c) : 1;
+      info.divisibility[d] = gcd(a.divisibility[d], *c);
+      info.constancy[d] = a.constancy[d];
+    }
+    return info;
+  }
+  if (auto cmp = dyn_cast<arith::CmpIOp>(op))
+    return binary([&](const AxisInfo &a, const AxisInfo &b, AxisInfo &out) {
+      for (size_t d = 0; d < rank; ++d) {
+        int64_t c = gcd(a.constancy[d], b.constancy[d]);
+        // A contiguous run compared against a uniform bound flips at most at
+        // the bound, so it is constant over aligned groups that divide both.
+        if (b.constancy[d] == shape[d])
+          c = std::max(c, gcd(gcd(a.contiguity[d], a.divisibility[d]),
+                              b.divisibility[d]));
+        if (a.constancy[d] == shape[d])
+          c = std::max(c, gcd(gcd(b.contiguity[d], b.divisibility[d]),
+                              a.divisibility[d]));
+        out.constancy[d] = c;
+      }
+    });
+  if (isa<arith::AndIOp, arith::OrIOp, arith::XOrIOp>(op))
+    return binary([&](const AxisInfo &a, const AxisInfo &b, AxisInfo &out) {
+      for (size_t d = 0; d < rank; ++d)
+        out.constancy[d] = gcd(a.constancy[d], b.constancy[d]);
+    });
+  return unknown(type);
+}
+
+int64_t AxisInfoAnalysis::vectorWidth(Value ptr, Value mask, unsigned dim,
+                                      int64_t perThread, int64_t elemBytes) {
+  const AxisInfo &info = get(ptr);
+  if (info.contiguity.empty())
+    return 1;
+  int64_t width = std::min<int64_t>(perThread, info.contiguity[dim]);
+  width = std::min<int64_t>(width, std::max<int64_t>(1, 16 / elemBytes));
+  while (width > 1 && info.divisibility[dim] % (width * elemBytes) != 0)
+    width /= 2;
+  if (mask) {
+    int64_t c = get(mask).constancy[dim];
+    while (width > 1 && c % width != 0)
+      width /= 2;
+  }
+  while (width & (width - 1)) // keep a power of two
+    width &= width - 1;
+  return std::max<int64_t>(1, width);
+}

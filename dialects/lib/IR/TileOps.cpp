@@ -1,0 +1,244 @@
+// Verifiers: every structural rule of the tile ops, with messages that name
+// both sides of a mismatch.
+#include "Tile/IR/TileDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+
+bool isPow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+
+LogicalResult verifyTileShape(Operation *op, Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor)
+    return success();
+  if (tensor.getRank() < 1 || tensor.getRank() > 3)
+    return op->emitOpError("tiles have 1 to 3 dimensions, got ") << type;
+  for (int64_t d : tensor.getShape())
+    if (!isPow2(d))
+      return op->emitOpError("tile dimensions must be powers of two, got ")
+             << type;
+  return success();
+}
+
+// Shapes match (a scalar matches a scalar); encodings are not compared: the
+// layout pass makes them agree and lowering checks that.
+bool sameShape(Type a, Type b) {
+  auto ta = dyn_cast<RankedTensorType>(a), tb = dyn_cast<RankedTensorType>(b);
+  if (!ta || !tb)
+    return !ta && !tb;
+  return ta.getShape() == tb.getShape();
+}
+
+LogicalResult verifyMask(Operation *op, Value ptr, Value mask) {
+  if (!mask)
+    return success();
+  if (!getElementTypeOrSelf(mask.getType()).isInteger(1))
+    return op->emitOpError("mask must be i1, got ") << mask.getType();
+  if (!sameShape(ptr.getType(), mask.getType()))
+    return op->emitOpError("mask shape ")
+           << mask.getType() << " does not match pointer shape "
+           << ptr.getType();
+  return success();
+}
+
+FailureOr<Type> pointee(Operation *op, Value ptr) {
+  auto p = dyn_cast<PtrType>(getElementTypeOrSelf(ptr.getType()));
+  if (!p)
+    return op->emitOpError("expects a pointer or a tile of pointers, got ")
+           << ptr.getType();
+  return p.getPointeeType();
+}
+
+bool isNarrowFloat(Type t) {
+  return isa<Float8E4M3FNType, Float8E5M2Type, Float4E2M1FNType,
+             Float8E8M0FNUType>(t);
+}
+
+} // namespace
+
+LogicalResult ProgramIdOp::verify() {
+  if (getAxis() > 2)
+    return emitOpError("axis must be 0, 1 or 2, got ") << getAxis();
+  return success();
+}
+
+LogicalResult NumProgramsOp::verify() {
+  if (getAxis() > 2)
+    return emitOpError("axis must be 0, 1 or 2, got ") << getAxis();
+  return success();
+}
+
+LogicalResult ArangeOp::verify() {
+  auto type = getResult().getType();
+  if (type.getRank() != 1 || !type.getElementType().isInteger(32))
+    return emitOpError("result must be a 1-D tile of i32, got ") << type;
+  int64_t n = int64_t(getEnd()) - int64_t(getStart());
+  if (n != type.getDimSize(0))
+    return emitOpError("range [") << getStart() << ", " << getEnd()
+                                  << ") has " << n << " elements but the tile has "
+                                  << type.getDimSize(0);
+  return verifyTileShape(*this, type);
+}
+
+LogicalResult SplatOp::verify() {
+  if (getResult().getType().getElementType() != getSrc().getType())
+    return emitOpError("splat of ") << getSrc().getType() << " cannot make "
+                                    << getResult().getType();
+  return verifyTileShape(*this, getResult().getType());
+}
+
+LogicalResult BroadcastOp::verify() {
+  auto src = getSrc().getType(), dst = getResult().getType();
+  if (src.getElementType() != dst.getElementType() ||
+      src.getRank() != dst.getRank())
+    return emitOpError("cannot broadcast ") << src << " to " << dst;
+  for (int64_t d = 0; d < src.getRank(); ++d)
+    if (src.getDimSize(d) != dst.getDimSize(d) && src.getDimSize(d) != 1)
+      return emitOpError("cannot broadcast ")
+             << src << " to " << dst << ": dimension " << d
+             << " is neither equal nor 1";
+  return verifyTileShape(*this, dst);
+}
+
+LogicalResult ExpandDimsOp::verify() {
+  auto src = getSrc().getType(), dst = getResult().getType();
+  if (getAxis() > src.getRank())
+    return emitOpError("axis ") << getAxis() << " out of range for " << src;
+  SmallVector<int64_t> shape(src.getShape());
+  shape.insert(shape.begin() + getAxis(), 1);
+  if (dst.getShape() != ArrayRef<int64_t>(shape) ||
+      dst.getElementType() != src.getElementType())
+    return emitOpError("expanding ") << src << " at axis " << getAxis()
+                                     << " cannot give " << dst;
+  return success();
+}
+
+LogicalResult AddPtrOp::verify() {
+  if (failed(pointee(*this, getPtr())))
+    return failure();
+  if (!getElementTypeOrSelf(getOffset().getType()).isSignlessInteger())
+    return emitOpError("offset must be an integer, got ")
+           << getOffset().getType();
+  if (!sameShape(getPtr().getType(), getOffset().getType()))
+    return emitOpError("pointer ") << getPtr().getType() << " and offset "
+                                   << getOffset().getType()
+                                   << " have different shapes";
+  if (getResult().getType() != getPtr().getType())
+    return emitOpError("result type must be the pointer type");
+  return verifyTileShape(*this, getPtr().getType());
+}
+
+LogicalResult LoadOp::verify() {
+  auto elem = pointee(*this, getPtr());
+  if (failed(elem))
+    return failure();
+  if (!sameShape(getPtr().getType(), getResult().getType()) ||
+      getElementTypeOrSelf(getResult().getType()) != *elem)
+    return emitOpError("loading through ")
+           << getPtr().getType() << " cannot give " << getResult().getType();
+  if (getOther() && getOther().getType() != getResult().getType())
+    return emitOpError("other has type ") << getOther().getType()
+                                          << " but the load gives "
+                                          << getResult().getType();
+  return verifyMask(*this, getPtr(), getMask());
+}
+
+LogicalResult StoreOp::verify() {
+  auto elem = pointee(*this, getPtr());
+  if (failed(elem))
+    return failure();
+  if (!sameShape(getPtr().getType(), getValue().getType()) ||
+      getElementTypeOrSelf(getValue().getType()) != *elem)
+    return emitOpError("cannot store ") << getValue().getType() << " through "
+                                        << getPtr().getType();
+  return verifyMask(*this, getPtr(), getMask());
+}
+
+LogicalResult AtomicRMWOp::verify() {
+  if (getKind() != "add" && getKind() != "max")
+    return emitOpError("kind must be add or max, got '") << getKind() << "'";
+  auto elem = pointee(*this, getPtr());
+  if (failed(elem))
+    return failure();
+  if (!elem->isF32() && !elem->isInteger(32))
+    return emitOpError("atomics support f32 and i32, got ") << *elem;
+  if (getKind() == "max" && !elem->isInteger(32))
+    return emitOpError("atomic max supports i32, got ") << *elem;
+  if (!sameShape(getPtr().getType(), getValue().getType()) ||
+      getElementTypeOrSelf(getValue().getType()) != *elem ||
+      getResult().getType() != getValue().getType())
+    return emitOpError("value ") << getValue().getType()
+                                 << " does not match pointer "
+                                 << getPtr().getType();
+  return verifyMask(*this, getPtr(), getMask());
+}
+
+LogicalResult ReduceOp::verify() {
+  StringRef kind = getKind();
+  bool isArg = kind == "argmax" || kind == "argmin";
+  if (!isArg && kind != "sum" && kind != "max" && kind != "min")
+    return emitOpError("kind must be sum, max, min, argmax or argmin, got '")
+           << kind << "'";
+  auto src = getSrc().getType();
+  if (getAxis() >= src.getRank())
+    return emitOpError("axis ") << getAxis() << " out of range for " << src;
+  Type elem = isArg ? IntegerType::get(getContext(), 32) : src.getElementType();
+  SmallVector<int64_t> shape(src.getShape());
+  shape.erase(shape.begin() + getAxis());
+  Type result = getResult().getType();
+  if (shape.empty()) {
+    if (result != elem)
+      return emitOpError("reducing ") << src << " must give " << elem
+                                      << ", not " << result;
+    return success();
+  }
+  auto tensor = dyn_cast<RankedTensorType>(result);
+  if (!tensor || tensor.getShape() != ArrayRef<int64_t>(shape) ||
+      tensor.getElementType() != elem)
+    return emitOpError("reducing ") << src << " along axis " << getAxis()
+                                    << " cannot give " << result;
+  return success();
+}
+
+LogicalResult ConvertLayoutOp::verify() {
+  auto src = getSrc().getType(), dst = getResult().getType();
+  if (src.getShape() != dst.getShape() ||
+      src.getElementType() != dst.getElementType())
+    return emitOpError("layout conversion cannot change shape or element "
+                       "type: ")
+           << src << " vs " << dst;
+  return success();
+}
+
+OpFoldResult ConvertLayoutOp::fold(FoldAdaptor) {
+  if (getSrc().getType() == getResult().getType())
+    return getSrc();
+  if (auto inner = getSrc().getDefiningOp<ConvertLayoutOp>())
+    if (inner.getSrc().getType() == getResult().getType())
+      return inner.getSrc();
+  return {};
+}
+
+LogicalResult FpTruncOp::verify() {
+  Type src = getElementTypeOrSelf(getSrc().getType());
+  Type dst = getElementTypeOrSelf(getResult().getType());
+  if (!sameShape(getSrc().getType(), getResult().getType()))
+    return emitOpError("shape changes from ") << getSrc().getType() << " to "
+                                              << getResult().getType();
+  if (!src.isF32() && !src.isF16() && !src.isBF16())
+    return emitOpError("source must be f32, f16 or bf16, got ") << src;
+  if (!isNarrowFloat(dst))
+    return emitOpError("result must be an 8- or 4-bit float, got ") << dst;
+  if (getRounding() != "rne")
+    return emitOpError("only round-to-nearest-even (rne) is supported for ")
+           << dst << ", got '" << getRounding() << "'";
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "Tile/IR/TileOps.cpp.inc"

@@ -1,0 +1,249 @@
+#include "Tile/Layout/BlockedLayout.h"
+
+#include <algorithm>
+#include <map>
+#include <sstream>
+
+namespace megac::layout {
+namespace {
+
+bool isPow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+
+unsigned log2Exact(int64_t v) {
+  unsigned n = 0;
+  while ((int64_t(1) << n) < v)
+    ++n;
+  return n;
+}
+
+// Mixed-radix digits of `value`, digit d having radix radices[order[k]] for
+// the k-th dimension in `order`.
+std::vector<unsigned> digits(int64_t value, const std::vector<unsigned> &order,
+                             const std::vector<int64_t> &radices) {
+  std::vector<unsigned> out(radices.size(), 0);
+  for (unsigned dim : order) {
+    out[dim] = unsigned(value % radices[dim]);
+    value /= radices[dim];
+  }
+  return out;
+}
+
+std::vector<int64_t> widen(const std::vector<unsigned> &v) {
+  return std::vector<int64_t>(v.begin(), v.end());
+}
+
+} // namespace
+
+unsigned Blocked::numWarps() const {
+  unsigned n = 1;
+  for (unsigned w : warpsPerCTA)
+    n *= w;
+  return n;
+}
+
+int64_t Blocked::ctaTile(unsigned dim) const {
+  return int64_t(sizePerThread[dim]) * threadsPerWarp[dim] * warpsPerCTA[dim];
+}
+
+int64_t Blocked::repetitions(const Shape &shape, unsigned dim) const {
+  return std::max<int64_t>(1, shape[dim] / ctaTile(dim));
+}
+
+int64_t Blocked::numRegisters(const Shape &shape) const {
+  int64_t n = 1;
+  for (unsigned d = 0; d < rank(); ++d)
+    n *= int64_t(sizePerThread[d]) * repetitions(shape, d);
+  return n;
+}
+
+std::vector<unsigned> Blocked::laneCoords(unsigned lane) const {
+  return digits(lane, order, widen(threadsPerWarp));
+}
+
+std::vector<unsigned> Blocked::warpCoords(unsigned warp) const {
+  return digits(warp, order, widen(warpsPerCTA));
+}
+
+Index Blocked::threadBase(unsigned lane, unsigned warp) const {
+  auto l = laneCoords(lane), w = warpCoords(warp);
+  Index base(rank());
+  for (unsigned d = 0; d < rank(); ++d)
+    base[d] = (int64_t(w[d]) * threadsPerWarp[d] + l[d]) * sizePerThread[d];
+  return base;
+}
+
+Index Blocked::registerOffset(const Shape &shape, int64_t reg) const {
+  int64_t within = 1;
+  for (unsigned s : sizePerThread)
+    within *= s;
+  auto w = digits(reg % within, order, widen(sizePerThread));
+  std::vector<int64_t> reps(rank());
+  for (unsigned d = 0; d < rank(); ++d)
+    reps[d] = repetitions(shape, d);
+  auto r = digits(reg / within, order, reps);
+  Index off(rank());
+  for (unsigned d = 0; d < rank(); ++d)
+    off[d] = int64_t(r[d]) * ctaTile(d) + w[d];
+  return off;
+}
+
+Index Blocked::elementOf(const Shape &shape, unsigned lane, unsigned warp,
+                         int64_t reg) const {
+  Index base = threadBase(lane, warp), off = registerOffset(shape, reg);
+  for (unsigned d = 0; d < rank(); ++d)
+    base[d] = (base[d] + off[d]) % shape[d];
+  return base;
+}
+
+bool Blocked::isOwner(const Shape &shape, unsigned lane, unsigned warp,
+                      int64_t reg) const {
+  Index base = threadBase(lane, warp), off = registerOffset(shape, reg);
+  for (unsigned d = 0; d < rank(); ++d)
+    if (base[d] + off[d] >= shape[d])
+      return false;
+  return true;
+}
+
+std::vector<unsigned> Blocked::laneXorMasks(const Shape &shape,
+                                            unsigned dim) const {
+  unsigned shift = 0;
+  for (unsigned d : order) {
+    if (d == dim)
+      break;
+    shift += log2Exact(threadsPerWarp[d]);
+  }
+  // Lanes beyond shape/spt along `dim` hold replicas: leave them out.
+  int64_t distinct =
+      std::min<int64_t>(threadsPerWarp[dim],
+                        std::max<int64_t>(1, shape[dim] / sizePerThread[dim]));
+  std::vector<unsigned> masks;
+  for (unsigned b = 0; b < log2Exact(distinct); ++b)
+    masks.push_back(1u << (shift + b));
+  return masks;
+}
+
+std::vector<unsigned> Blocked::warpXorMasks(const Shape &shape,
+                                            unsigned dim) const {
+  unsigned shift = 0;
+  for (unsigned d : order) {
+    if (d == dim)
+      break;
+    shift += log2Exact(warpsPerCTA[d]);
+  }
+  int64_t perWarp = int64_t(sizePerThread[dim]) * threadsPerWarp[dim];
+  int64_t distinct = std::min<int64_t>(
+      warpsPerCTA[dim], std::max<int64_t>(1, shape[dim] / perWarp));
+  std::vector<unsigned> masks;
+  for (unsigned b = 0; b < log2Exact(distinct); ++b)
+    masks.push_back(1u << (shift + b));
+  return masks;
+}
+
+std::string Blocked::validate() const {
+  unsigned r = rank();
+  if (r == 0 || threadsPerWarp.size() != r || warpsPerCTA.size() != r ||
+      order.size() != r)
+    return "spt, tpw, wpc and order must have the same non-zero length";
+  unsigned lanes = 1;
+  for (unsigned d = 0; d < r; ++d) {
+    if (!isPow2(sizePerThread[d]) || !isPow2(threadsPerWarp[d]) ||
+        !isPow2(warpsPerCTA[d]))
+      return "every spt, tpw and wpc entry must be a power of two";
+    lanes *= threadsPerWarp[d];
+  }
+  if (lanes != 32)
+    return "tpw must multiply to 32 (lanes in a warp), got " +
+           std::to_string(lanes);
+  std::vector<unsigned> sorted(order);
+  std::sort(sorted.begin(), sorted.end());
+  for (unsigned d = 0; d < r; ++d)
+    if (sorted[d] != d)
+      return "order must be a permutation of the dimensions";
+  return "";
+}
+
+std::string Blocked::str() const {
+  std::ostringstream os;
+  auto list = [&](const std::vector<unsigned> &v) {
+    os << '[';
+    for (size_t i = 0; i < v.size(); ++i)
+      os << (i ? ", " : "") << v[i];
+    os << ']';
+  };
+  os << "spt = ";
+  list(sizePerThread);
+  os << ", tpw = ";
+  list(threadsPerWarp);
+  os << ", wpc = ";
+  list(warpsPerCTA);
+  os << ", order = ";
+  list(order);
+  return os.str();
+}
+
+Blocked Blocked::defaultFor(const Shape &shape, unsigned numWarps,
+                            unsigned vectorElems) {
+  unsigned r = shape.size();
+  Blocked l;
+  l.sizePerThread.assign(r, 1);
+  l.threadsPerWarp.assign(r, 1);
+  l.warpsPerCTA.assign(r, 1);
+  for (unsigned k = 0; k < r; ++k)
+    l.order.push_back(r - 1 - k);
+  unsigned fastest = l.order[0];
+  l.sizePerThread[fastest] =
+      unsigned(std::min<int64_t>(vectorElems, shape[fastest]));
+  unsigned lanes = 32, warps = numWarps;
+  for (unsigned d : l.order) {
+    int64_t room = std::max<int64_t>(1, shape[d] / l.sizePerThread[d]);
+    l.threadsPerWarp[d] = unsigned(std::min<int64_t>(lanes, room));
+    lanes /= l.threadsPerWarp[d];
+  }
+  l.threadsPerWarp[l.order.back()] *= lanes; // leftovers replicate
+  for (unsigned d : l.order) {
+    int64_t room = std::max<int64_t>(
+        1, shape[d] / (int64_t(l.sizePerThread[d]) * l.threadsPerWarp[d]));
+    l.warpsPerCTA[d] = unsigned(std::min<int64_t>(warps, room));
+    warps /= l.warpsPerCTA[d];
+  }
+  l.warpsPerCTA[l.order.back()] *= warps;
+  return l;
+}
+
+std::vector<int64_t> Slice::parentRegisters(const Shape &parentShape) const {
+  std::vector<int64_t> regs;
+  for (int64_t r = 0, n = parent.numRegisters(parentShape); r < n; ++r)
+    if (parent.registerOffset(parentShape, r)[dim] == 0)
+      regs.push_back(r);
+  return regs;
+}
+
+std::string describeOwnership(const Blocked &layout, const Shape &shape) {
+  std::map<Index, std::vector<std::string>> owners;
+  int64_t regs = layout.numRegisters(shape);
+  for (unsigned warp = 0; warp < layout.numWarps(); ++warp)
+    for (unsigned lane = 0; lane < 32; ++lane)
+      for (int64_t r = 0; r < regs; ++r) {
+        std::ostringstream who;
+        who << "t" << (warp * 32 + lane) << "(lane " << lane << ", warp "
+            << warp << ") r" << r;
+        owners[layout.elementOf(shape, lane, warp, r)].push_back(who.str());
+      }
+  std::ostringstream os;
+  os << "layout #tile.blocked<" << layout.str() << "> of shape [";
+  for (size_t i = 0; i < shape.size(); ++i)
+    os << (i ? ", " : "") << shape[i];
+  os << "]: " << regs << " registers per thread\n";
+  for (auto &[index, who] : owners) {
+    os << '[';
+    for (size_t i = 0; i < index.size(); ++i)
+      os << (i ? ", " : "") << index[i];
+    os << "] ->";
+    for (size_t i = 0; i < who.size(); ++i)
+      os << (i ? "," : "") << ' ' << who[i];
+    os << '\n';
+  }
+  return os.str();
+}
+
+} // namespace megac::layout
