@@ -89,3 +89,17 @@ def test_module_argument_errors():
         mod.vector_add.prepare(x, megac.RawTensor(0x20000, "f32", (63,)), x)
     with pytest.raises(AttributeError, match="no kernel 'nope'"):
         mod.nope
+
+
+def test_launch_without_driver_names_the_problem():
+    rt = _rt()
+    if not rt.HAS_LAUNCH:
+        pytest.skip("extension built without launch support")
+    import megac
+    mod = megac.load_bytes(bundle.write_bytes(MANIFEST, [PTX]), "t.mgb")
+    try:
+        mod._native_module()
+    except rt.DriverError as e:
+        assert "megac:" in str(e)
+    else:
+        pytest.skip("a CUDA driver is present here")
