@@ -1,0 +1,162 @@
+"""Loaded modules whose kernels are called like Python functions on torch tensors.
+
+    mod = megac.load("vector_add.mgb")
+    mod.vector_add(x, y, out)                # n inferred from x's shape
+    mod.vector_add(x, y, out, n=x.numel(), grid=(4,), stream=s)
+
+Arguments bind to the manifest's parameters by position or by name. A tensor is passed as
+(data_ptr, dtype, shape, strides); the runtime checks it against the manifest (dtype, shape expressions,
+alignment) and raises megac._runtime.ArgError naming the kernel and parameter. A scalar left out is inferred
+from a tensor dimension named after it. Launches go on torch.cuda.current_stream() unless `stream` is given
+(a torch.cuda.Stream or a raw CUstream int).
+"""
+import json
+
+from . import dtypes
+
+
+class RawTensor:
+    """A device buffer described without torch: pointer, manifest dtype name, shape, strides (elements)."""
+
+    def __init__(self, ptr, dtype, shape, strides=None):
+        self.ptr, self.dtype, self.shape = int(ptr), dtype, tuple(shape)
+        self.strides = tuple(strides) if strides is not None else ()
+
+
+def _is_tensor(v):
+    return isinstance(v, RawTensor) or (hasattr(v, "data_ptr") and hasattr(v, "stride") and hasattr(v, "dtype"))
+
+
+def _tensor_arg(rt, kernel, param, v):
+    if isinstance(v, RawTensor):
+        given = v.dtype
+        ptr, shape, strides = v.ptr, v.shape, v.strides
+    else:
+        if not v.is_cuda:
+            raise TypeError(f"megac: kernel '{kernel}': parameter '{param['name']}': tensor is on {v.device}, "
+                            "not a CUDA device")
+        given = dtypes.manifest_name(v.dtype)
+        ptr, shape, strides = v.data_ptr(), tuple(v.shape), tuple(v.stride())
+    if not dtypes.accepts(param["dtype"], given):
+        raise TypeError(f"megac: kernel '{kernel}': parameter '{param['name']}': expects {param['dtype']}, "
+                        f"got {given}")
+    # a uint8 buffer standing for a byte-typed parameter is passed under the parameter's own dtype
+    return rt.tensor_arg(ptr, param["dtype"], list(shape), list(strides))
+
+
+def _scalar_arg(rt, kernel, param, v):
+    if _is_tensor(v):
+        if getattr(v, "numel", lambda: 2)() != 1:
+            raise TypeError(f"megac: kernel '{kernel}': parameter '{param['name']}' is a scalar, got a tensor")
+        v = v.item()
+    is_float = param["dtype"] in dtypes.FLOAT_SCALARS
+    if not is_float and isinstance(v, float) and not v.is_integer():
+        raise TypeError(f"megac: kernel '{kernel}': parameter '{param['name']}' is {param['dtype']}, got {v}")
+    return rt.scalar_arg(param["dtype"], float(v) if is_float else int(v))
+
+
+class Kernel:
+    def __init__(self, module, info):
+        self._module = module
+        self.name = info["name"]
+        self.info = info
+        self.params = info["params"]
+        self.param_names = [p["name"] for p in self.params]
+
+    def bind(self, *args, **kwargs):
+        """Native argument list in manifest order (left-out scalars inferred by the runtime)."""
+        rt = self._module._rt
+        if len(args) > len(self.params):
+            raise TypeError(f"megac: kernel '{self.name}' takes {len(self.params)} arguments "
+                            f"({', '.join(self.param_names)}), got {len(args)}")
+        values = dict(zip(self.param_names, args))
+        for k, v in kwargs.items():
+            if k not in self.param_names:
+                raise TypeError(f"megac: kernel '{self.name}' has no parameter '{k}'; "
+                                f"parameters: {', '.join(self.param_names)}")
+            if k in values:
+                raise TypeError(f"megac: kernel '{self.name}': parameter '{k}' given twice")
+            values[k] = v
+        out = []
+        for p in self.params:
+            v = values.get(p["name"])
+            if p["kind"] == "tensor":
+                if v is None:
+                    raise TypeError(f"megac: kernel '{self.name}': missing tensor parameter '{p['name']}'")
+                out.append(_tensor_arg(rt, self.name, p, v))
+            elif v is None:
+                out.append(rt.infer_arg())
+            else:
+                out.append(_scalar_arg(rt, self.name, p, v))
+        return out
+
+    def prepare(self, *args, sms=132, grid=None, **kwargs):
+        """What a launch would do (grid, block, variant) without launching: needs no GPU."""
+        sig = self._module._signature(self.name)
+        return sig.prepare(self.bind(*args, **kwargs), sms, None if grid is None else tuple(grid))
+
+    def __call__(self, *args, grid=None, stream=None, **kwargs):
+        native = self._module._native_module()
+        native.launch(self.name, self.bind(*args, **kwargs), _stream_handle(stream),
+                      None if grid is None else tuple(grid))
+
+    def __repr__(self):
+        sig = ", ".join(f"{p['name']}: {p['dtype']}{'[' + ', '.join(p['shape']) + ']' if p['kind'] == 'tensor' else ''}"
+                        for p in self.params)
+        return f"<megac kernel {self.name}({sig})>"
+
+
+def _stream_handle(stream):
+    if stream is None:
+        import torch
+        return torch.cuda.current_stream().cuda_stream
+    if isinstance(stream, int):
+        return stream
+    return stream.cuda_stream
+
+
+class Module:
+    """A bundle; its kernels are attributes. The GPU module is loaded on the first launch."""
+
+    def __init__(self, rt, bundle):
+        self._rt = rt
+        self.bundle = bundle
+        self.manifest = json.loads(bundle.manifest_json)
+        self.name = self.manifest.get("module", "")
+        self._kernels = {k["name"]: Kernel(self, k) for k in self.manifest["kernels"]}
+        self._native = None
+        self._signatures = {}
+
+    @property
+    def kernels(self):
+        return list(self._kernels)
+
+    def kernel(self, name):
+        if name not in self._kernels:
+            raise AttributeError(f"megac: module '{self.name}' has no kernel '{name}'; kernels: "
+                                 f"{', '.join(self._kernels)}")
+        return self._kernels[name]
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return self.kernel(name)
+
+    def __dir__(self):
+        return list(super().__dir__()) + list(self._kernels)
+
+    def ptx(self, target="sm_90a"):
+        return self.bundle.image(target, "ptx").decode()
+
+    def _signature(self, name):
+        if name not in self._signatures:
+            self._signatures[name] = self._rt.Signature(self.bundle, name)
+        return self._signatures[name]
+
+    def _native_module(self):
+        if self._native is None:
+            self._native = self._rt.load_module(self.bundle)
+        return self._native
+
+    def __repr__(self):
+        return f"<megac module {self.name}: {', '.join(self._kernels)}>"

@@ -1,0 +1,27 @@
+//===- bindings.h - Pieces shared by the megac._runtime sources -*- C++ -*-===//
+#ifndef MEGAC_PYTHON_BINDINGS_H
+#define MEGAC_PYTHON_BINDINGS_H
+
+#include "megac/runtime/args.h"
+#include "megac/runtime/dtype.h"
+
+#include <pybind11/pybind11.h>
+
+#include <memory>
+#include <string>
+
+namespace megac::python {
+
+/// Throws megac::rt::ArgError for a name that is not a manifest dtype.
+rt::DType dtypeFromName(const std::string &name);
+/// None -> nullptr; (x[, y[, z]]) -> a Grid.
+std::unique_ptr<rt::Grid> gridFromPython(const pybind11::object &grid);
+
+void bindRuntime(pybind11::module_ &m);
+/// Module loading and launching; a stub that says what is missing when the
+/// runtime has no module.h yet.
+void bindLaunch(pybind11::module_ &m);
+
+} // namespace megac::python
+
+#endif // MEGAC_PYTHON_BINDINGS_H

@@ -1,0 +1,55 @@
+//===- launch_bindings.cpp - megac._runtime: load modules, launch ---------===//
+//
+// Binds module.h. A launch takes the argument list built by megac/module.py
+// and a raw CUstream handle (torch's current stream by default), so the
+// extension needs no torch headers and launches stay graph-capturable.
+//
+//===----------------------------------------------------------------------===//
+#include "bindings.h"
+
+#include "megac/runtime/module.h"
+
+#include <pybind11/stl.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace py = pybind11;
+using namespace megac::rt;
+
+namespace megac::python {
+
+void bindLaunch(py::module_ &m) {
+  m.attr("HAS_LAUNCH") = true;
+
+  py::class_<Module, std::shared_ptr<Module>>(m, "Module",
+      "A bundle loaded into a CUDA context (the device's primary context, which PyTorch shares).")
+      .def_property_readonly("kernels", [](const Module &mod) {
+        std::vector<std::string> names;
+        for (const auto &k : mod.manifest().kernels)
+          names.push_back(k.name);
+        return names;
+      })
+      .def("loaded_image", &Module::loadedImage)
+      .def("launch", [](const Module &mod, const std::string &kernel,
+                        const std::vector<Arg> &args, uint64_t stream,
+                        const py::object &grid) {
+        auto g = gridFromPython(grid);
+        mod.kernel(kernel).launch(args.data(), args.size(),
+                                  reinterpret_cast<void *>(uintptr_t(stream)), g.get());
+      }, py::arg("kernel"), py::arg("args"), py::arg("stream") = 0,
+         py::arg("grid") = py::none(),
+         "Launch on a CUstream handle (0: the legacy default stream); no synchronization.");
+
+  m.def("load_module", [](const Bundle &bundle, int device, bool allowPtxJit) {
+    LoadOptions options;
+    options.device = device;
+    options.allowPtxJit = allowPtxJit;
+    return Module::load(bundle, bundle.manifest.module, options);
+  }, py::arg("bundle"), py::arg("device") = -1, py::arg("allow_ptx_jit") = true,
+     "Load a bundle into the current context (or device `device`'s primary context).");
+}
+
+} // namespace megac::python

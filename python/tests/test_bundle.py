@@ -1,0 +1,105 @@
+"""Bundle reader/writer (pure Python) and, when built, the extension's view of the same bytes."""
+import json
+
+import pytest
+
+from megac import bundle
+
+MANIFEST = {
+    "format_version": 1, "compiler_version": "0.1.0", "module": "vector_add", "source_hash": "00ff",
+    "kernels": [{
+        "name": "vector_add", "num_warps": 4, "shared_bytes": 0, "grid": ["cdiv(n, 1024)", "1", "1"],
+        "params": [
+            {"name": "x", "kind": "tensor", "dtype": "f32", "align": 16, "shape": ["n"]},
+            {"name": "y", "kind": "tensor", "dtype": "f32", "align": 16, "shape": ["n"]},
+            {"name": "out", "kind": "tensor", "dtype": "f32", "align": 16, "shape": ["n"]},
+            {"name": "n", "kind": "scalar", "dtype": "i32", "multiple_of": 1}],
+        "variants": [{"name": "default", "symbol": "vector_add", "maxnreg": 0, "min_ctas_per_sm": 0, "when": ""}],
+    }],
+    "images": [{"target": "sm_90a", "kind": "ptx", "section": 1}],
+}
+PTX = b"// fake ptx\n.version 8.0\n"
+
+
+def test_roundtrip():
+    data = bundle.write_bytes(MANIFEST, [PTX])
+    b = bundle.read_bytes(data)
+    assert b.manifest == MANIFEST
+    assert b.ptx() == PTX.decode()
+    assert b.kernel("vector_add")["grid"][0] == "cdiv(n, 1024)"
+
+
+@pytest.mark.parametrize("corrupt, message", [
+    (lambda d: b"NOTMEGAC" + d[8:], "bad magic"),
+    (lambda d: d[:8] + b"\x02" + d[9:], "version 2"),
+    (lambda d: d[:-1] + bytes([d[-1] ^ 1]), "CRC mismatch"),
+    (lambda d: d[:-3], "outside the file"),
+])
+def test_refusals(corrupt, message):
+    data = bundle.write_bytes(MANIFEST, [PTX])
+    with pytest.raises(bundle.BundleError, match=message):
+        bundle.read_bytes(corrupt(data), "k.mgb")
+
+
+def _rt():
+    return pytest.importorskip("megac._runtime", reason="extension not built (set MEGAC_PYTHON_BUILD)")
+
+
+def test_extension_reads_python_bundle():
+    rt = _rt()
+    b = rt.Bundle.from_bytes(bundle.write_bytes(MANIFEST, [PTX]), "t.mgb")
+    assert b.module == "vector_add" and b.kernels == ["vector_add"]
+    assert b.image("sm_90a", "ptx") == PTX
+    assert [p["name"] for p in b.params("vector_add")] == ["x", "y", "out", "n"]
+    # and the Python reader reads what the runtime writes
+    again = bundle.read_bytes(b.to_bytes())
+    assert again.manifest["kernels"][0]["params"][3]["dtype"] == "i32"
+    assert json.loads(b.manifest_json)["module"] == "vector_add"
+
+
+def test_extension_refuses_corrupt_bundle():
+    rt = _rt()
+    data = bundle.write_bytes(MANIFEST, [PTX])
+    with pytest.raises(rt.BundleError, match="t.mgb"):
+        rt.Bundle.from_bytes(data[:-1] + bytes([data[-1] ^ 1]), "t.mgb")
+
+
+def test_module_prepare_without_gpu():
+    _rt()
+    import megac
+    mod = megac.load_bytes(bundle.write_bytes(MANIFEST, [PTX]), "t.mgb")
+    assert mod.kernels == ["vector_add"]
+    n = 5000
+    x, y, out = (megac.RawTensor(0x10000 * (i + 1), "f32", (n,)) for i in range(3))
+    cfg = mod.vector_add.prepare(x, y, out)  # n inferred from x
+    assert cfg["grid"] == (5, 1, 1) and cfg["block"][0] == 128
+    assert mod.vector_add.prepare(x, y, out, n=n, grid=(7,))["grid"] == (7, 1, 1)
+
+
+def test_module_argument_errors():
+    rt = _rt()
+    import megac
+    mod = megac.load_bytes(bundle.write_bytes(MANIFEST, [PTX]), "t.mgb")
+    x = megac.RawTensor(0x10000, "f32", (64,))
+    with pytest.raises(TypeError, match="no parameter 'z'"):
+        mod.vector_add.bind(x, x, x, z=1)
+    with pytest.raises(TypeError, match="expects f32, got bf16"):
+        mod.vector_add.bind(x, megac.RawTensor(0x20000, "bf16", (64,)), x)
+    with pytest.raises(rt.ArgError, match="'y'"):  # shape mismatch, found by the runtime
+        mod.vector_add.prepare(x, megac.RawTensor(0x20000, "f32", (63,)), x)
+    with pytest.raises(AttributeError, match="no kernel 'nope'"):
+        mod.nope
+
+
+def test_launch_without_driver_names_the_problem():
+    rt = _rt()
+    if not rt.HAS_LAUNCH:
+        pytest.skip("extension built without launch support")
+    import megac
+    mod = megac.load_bytes(bundle.write_bytes(MANIFEST, [PTX]), "t.mgb")
+    try:
+        mod._native_module()
+    except rt.DriverError as e:
+        assert "megac:" in str(e)
+    else:
+        pytest.skip("a CUDA driver is present here")

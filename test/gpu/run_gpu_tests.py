@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+"""Run every compiled megac kernel against its PyTorch reference on the GPU.
+
+    PYTHONPATH=build/python python3 test/gpu/run_gpu_tests.py --bundles build/kernels --out results/
+        [--kernels shared_act_quant,vector_add] [--max-shapes N] [--seed S]
+
+For each `<kernel>.mgb` in --bundles, each kernel of its manifest that has a reference (megac.reference), and each
+shape of the reference's SHAPES: fresh random inputs, outputs poisoned, the kernel launched with arguments bound
+by the manifest's parameter names, outputs compared with the reference. Every kernel runs twice with two poison
+patterns (and in-place state restored in between): an element nobody wrote, or a race, shows as a difference.
+Kernels of KERNELS.md with no bundle are recorded as "not built". Writes <out>/gpu_results.json and prints a
+summary; exit status 1 if anything failed.
+"""
+import argparse
+import json
+import os
+import platform
+import sys
+import time
+import traceback
+
+POISON_A, POISON_B = 0xFF, 0x5A
+
+
+def parse_args():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--bundles", required=True, help="directory of compiled <kernel>.mgb files")
+    p.add_argument("--out", required=True, help="directory for gpu_results.json")
+    p.add_argument("--kernels", default="", help="comma list of kernel names to run (default: all)")
+    p.add_argument("--max-shapes", type=int, default=0, help="run at most N shapes per kernel (0: all)")
+    p.add_argument("--seed", type=int, default=None, help="base seed (default: from the clock: fresh inputs)")
+    return p.parse_args()
+
+
+def find_bundles(directory):
+    """kernel name -> bundle path, for every kernel listed in every .mgb manifest of the directory."""
+    from megac import bundle
+    found, problems = {}, {}
+    for f in sorted(os.listdir(directory)):
+        if not f.endswith(".mgb"):
+            continue
+        path = os.path.join(directory, f)
+        try:
+            for k in bundle.read_file(path).manifest.get("kernels", []):
+                found.setdefault(k["name"], path)
+        except Exception as e:  # a broken bundle is a result, not a crash of the whole run
+            problems[f[:-4]] = f"unreadable bundle {path}: {e}"
+    return found, problems
+
+
+def launch_args(kernel, args):
+    """Keyword arguments for the kernel, by manifest parameter name, taken from the reference's inputs."""
+    missing = [p["name"] for p in kernel.params if p["name"] not in args and p["kind"] == "tensor"]
+    if missing:
+        raise KeyError(f"reference inputs lack tensor parameter(s) {missing} of kernel '{kernel.name}'; "
+                       f"the reference provides {sorted(args)}")
+    return {p["name"]: args[p["name"]] for p in kernel.params if p["name"] in args}
+
+
+def outputs_of(ref_kernel):
+    return [n for n in ref_kernel.checks]
+
+
+def run_once(torch, testing, kernel, ref_kernel, args, pristine, byte):
+    """Restore in-place tensors, poison the pure outputs, launch, synchronize; returns the outputs."""
+    for name in ref_kernel.inplace:
+        args[name].copy_(pristine[name])
+    for name in outputs_of(ref_kernel):
+        if name not in ref_kernel.inplace:
+            testing.poison(args[name], byte)
+    kernel(**launch_args(kernel, args))
+    torch.cuda.synchronize()
+    return {n: args[n].clone() for n in outputs_of(ref_kernel)}
+
+
+def run_shape(torch, testing, kernel, ref_kernel, shape, seed):
+    from megac.reference.common import run_checks
+    args = ref_kernel.inputs(**shape, device="cuda", seed=seed)
+    pristine = {n: args[n].clone() for n in ref_kernel.inplace}
+    ref = ref_kernel.reference({**args, **{n: t.clone() for n, t in pristine.items()}})
+    first = run_once(torch, testing, kernel, ref_kernel, args, pristine, POISON_A)
+    second = run_once(torch, testing, kernel, ref_kernel, args, pristine, POISON_B)
+    reports = run_checks(ref_kernel.checks, {**args, **first}, ref)
+    stable = []
+    for name in outputs_of(ref_kernel):
+        a, b = first[name], second[name]
+        same = a.shape == b.shape and bool(torch.equal(a.contiguous().view(torch.uint8),
+                                                       b.contiguous().view(torch.uint8)))
+        if not same:
+            stable.append(name)
+    ok = all(r.ok for r in reports) and not stable
+    return {
+        "shape": shape, "seed": seed, "pass": ok,
+        "max_error": max((r.max_err for r in reports), default=0.0),
+        "mismatches": sum(r.mismatches for r in reports),
+        "allowed_mismatches": sum(r.allowed_mismatches for r in reports),
+        "outputs": {r.name: r.as_dict() for r in reports},
+        "unstable_outputs": stable,  # differ between two runs: unwritten elements or a race
+    }
+
+
+def main():
+    opts = parse_args()
+    os.makedirs(opts.out, exist_ok=True)
+    import torch
+    import megac
+    from megac import reference, testing
+
+    if not torch.cuda.is_available():
+        sys.exit("run_gpu_tests: no CUDA device visible to torch")
+    base_seed = opts.seed if opts.seed is not None else int(time.time()) % 100000
+    wanted = [k for k in opts.kernels.split(",") if k] or list(reference.NAMES)
+    bundles, problems = find_bundles(opts.bundles)
+    results = {
+        "commit": os.environ.get("MEGAC_COMMIT", "unknown"),
+        "device": torch.cuda.get_device_name(),
+        "capability": "sm_%d%d" % torch.cuda.get_device_capability(),
+        "torch": torch.__version__, "python": platform.python_version(),
+        "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "seed": base_seed, "kernels": {},
+    }
+    modules = {}
+    for name in wanted:
+        entry = results["kernels"][name] = {}
+        if name not in bundles:
+            entry["status"] = "not built"
+            if name in problems:
+                entry["status"], entry["error"] = "error", problems[name]
+            continue
+        try:
+            ref_kernel = reference.get(name)
+            path = bundles[name]
+            if path not in modules:
+                modules[path] = megac.load(path)
+            kernel = modules[path].kernel(name)
+        except Exception as e:
+            entry.update(status="error", error=f"{type(e).__name__}: {e}")
+            continue
+        shapes = ref_kernel.shapes[:opts.max_shapes] if opts.max_shapes else ref_kernel.shapes
+        entry.update(status="ran", bundle=path, shapes=[])
+        for i, shape in enumerate(shapes):
+            seed = base_seed * 1000 + i
+            try:
+                row = run_shape(torch, testing, kernel, ref_kernel, shape, seed)
+            except Exception as e:
+                row = {"shape": shape, "seed": seed, "pass": False, "error": f"{type(e).__name__}: {e}",
+                       "traceback": traceback.format_exc(limit=4)}
+                try:
+                    torch.cuda.synchronize()
+                except Exception as sticky:  # the CUDA context is gone: record and stop launching
+                    results["aborted"] = f"CUDA context lost in {name} {shape}: {sticky}"
+            entry["shapes"].append(row)
+            flag = "ok  " if row["pass"] else "FAIL"
+            detail = row.get("error") or f"max_err={row['max_error']:.3g} mismatches={row['mismatches']} " \
+                                          f"allowed={row['allowed_mismatches']}"
+            if not row["pass"] and "outputs" in row:
+                detail += " " + "; ".join(o["detail"] for o in row["outputs"].values() if not o["ok"])
+                if row["unstable_outputs"]:
+                    detail += f" unstable={row['unstable_outputs']}"
+            print(f"{flag} {name} {shape} {detail}", flush=True)
+            if "aborted" in results:
+                break
+        entry["passed"] = sum(r["pass"] for r in entry["shapes"])
+        entry["failed"] = len(entry["shapes"]) - entry["passed"]
+        if "aborted" in results:
+            print(f"ABORTED: {results['aborted']}", flush=True)
+            break
+
+    path = os.path.join(opts.out, "gpu_results.json")
+    with open(path, "w") as f:
+        json.dump(results, f, indent=1, default=str)
+
+    print(f"\n{'kernel':28s} {'status':10s} {'pass':>5s} {'fail':>5s}")
+    failed = 0
+    for name, e in results["kernels"].items():
+        failed += e.get("failed", 0) + (1 if e["status"] == "error" else 0)
+        print(f"{name:28s} {e['status']:10s} {e.get('passed', ''):>5} {e.get('failed', ''):>5}"
+              + (f"  {e['error']}" if "error" in e else ""))
+    print(f"results: {path} (commit {results['commit']}, {results['device']})")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
