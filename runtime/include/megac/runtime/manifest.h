@@ -1,0 +1,102 @@
+//===- manifest.h - The JSON manifest of a module bundle --------*- C++ -*-===//
+//
+// Plain data mirroring the schema in docs/bundle.md. Parsing validates the
+// schema (types, known dtypes, kinds); expressions are compiled later, per
+// kernel, by KernelSignature (signature.h).
+//
+//===----------------------------------------------------------------------===//
+#ifndef MEGAC_RUNTIME_MANIFEST_H
+#define MEGAC_RUNTIME_MANIFEST_H
+
+#include "megac/runtime/dtype.h"
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace megac::rt {
+
+constexpr int kManifestFormatVersion = 1;
+
+enum class ParamKind { Tensor, Scalar };
+
+struct ParamInfo {
+  std::string name;
+  ParamKind kind = ParamKind::Tensor;
+  DType dtype = DType::f32;
+  /// Tensors: the byte alignment the compiled code assumes.
+  int64_t align = 1;
+  /// Tensors: one expression per dimension of a contiguous row-major tensor;
+  /// empty means a pointer to one element.
+  std::vector<std::string> shape;
+  /// Scalars: the divisibility the compiled code assumes (1 = none).
+  int64_t multipleOf = 1;
+};
+
+struct VariantInfo {
+  std::string name;
+  std::string symbol;
+  int maxnreg = 0;
+  int minCtasPerSm = 0;
+  /// Selection condition; "" always holds.
+  std::string when;
+};
+
+struct KernelInfo {
+  std::string name;
+  int numWarps = 4;
+  int64_t sharedBytes = 0;
+  std::array<std::string, 3> grid = {"1", "1", "1"};
+  std::vector<ParamInfo> params;
+  std::vector<VariantInfo> variants;
+};
+
+struct ResourceUsage {
+  int registers = 0;
+  int spills = 0;
+  int stack = 0;
+  int shared = 0;
+};
+
+enum class ImageKind { Ptx, Cubin };
+
+struct ImageInfo {
+  std::string target; ///< e.g. "sm_90a"
+  ImageKind kind = ImageKind::Ptx;
+  int section = 1;
+  /// ptxas's report per variant symbol, when ptxas ran.
+  std::map<std::string, ResourceUsage> resources;
+};
+
+struct Manifest {
+  int formatVersion = kManifestFormatVersion;
+  std::string compilerVersion;
+  std::string module;
+  std::string sourceHash;
+  std::vector<KernelInfo> kernels;
+  std::vector<ImageInfo> images;
+
+  /// Null when absent.
+  const KernelInfo *findKernel(std::string_view name) const;
+};
+
+/// Throws ManifestError naming `source` (the bundle file) and the JSON path of
+/// the offending field, e.g. "kernels[0].params[2].dtype: unknown dtype 'f33'".
+Manifest parseManifest(std::string_view json, std::string_view source);
+std::string manifestToJson(const Manifest &manifest);
+
+std::string_view imageKindName(ImageKind kind);
+
+bool operator==(const ParamInfo &a, const ParamInfo &b);
+bool operator==(const VariantInfo &a, const VariantInfo &b);
+bool operator==(const KernelInfo &a, const KernelInfo &b);
+bool operator==(const ResourceUsage &a, const ResourceUsage &b);
+bool operator==(const ImageInfo &a, const ImageInfo &b);
+bool operator==(const Manifest &a, const Manifest &b);
+
+} // namespace megac::rt
+
+#endif // MEGAC_RUNTIME_MANIFEST_H

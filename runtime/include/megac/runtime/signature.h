@@ -1,0 +1,104 @@
+//===- signature.h - A manifest kernel compiled for fast launches -*- C++
+//-*-===//
+//
+// Everything a launch decides without a GPU: argument checks against the
+// manifest, inference of omitted scalars, the grid, the variant, and the
+// kernel parameter buffer. Kept apart from the driver so that it is tested on
+// machines without CUDA, and so the binding can reuse it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MEGAC_RUNTIME_SIGNATURE_H
+#define MEGAC_RUNTIME_SIGNATURE_H
+
+#include "megac/runtime/args.h"
+#include "megac/runtime/expr.h"
+#include "megac/runtime/manifest.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace megac::rt {
+
+/// Kernels with more parameters are refused at load time.
+constexpr int kMaxParams = 64;
+
+/// The outcome of KernelSignature::prepare: ready for cuLaunchKernel. It points
+/// into itself (params -> values), so it is filled in place, never copied.
+struct LaunchConfig {
+  LaunchConfig() = default;
+  LaunchConfig(const LaunchConfig &) = delete;
+  LaunchConfig &operator=(const LaunchConfig &) = delete;
+
+  uint32_t grid[3] = {1, 1, 1};
+  uint32_t block[3] = {1, 1, 1};
+  uint32_t sharedBytes = 0;
+  int variant = 0;
+  int numParams = 0;
+  union Value {
+    uint64_t u64;
+    int64_t i64;
+    uint32_t u32;
+    uint16_t u16;
+    uint8_t u8;
+    float f32;
+    double f64;
+  };
+  Value values[kMaxParams];
+  void *params[kMaxParams];
+  /// Scalar values by parameter index, then ctas and sms: what expressions
+  /// read.
+  int64_t env[kMaxParams + 2];
+
+  /// A zero grid dimension: there is nothing to launch.
+  bool empty() const { return grid[0] == 0 || grid[1] == 0 || grid[2] == 0; }
+};
+
+class KernelSignature {
+public:
+  /// Compiles the kernel's expressions; throws ManifestError naming the kernel
+  /// and the expression on any error.
+  explicit KernelSignature(KernelInfo info);
+
+  const KernelInfo &info() const { return info_; }
+  const std::string &name() const { return info_.name; }
+
+  /// Checks `args` against the manifest, binds and infers scalars, computes the
+  /// grid (or takes `grid`), picks the first variant whose condition holds on
+  /// `sms` multiprocessors, and fills `out`. Allocates nothing unless it
+  /// throws ArgError "megac: kernel 'K': parameter 'P': REASON".
+  void prepare(const Arg *args, size_t count, int64_t sms, const Grid *grid,
+               LaunchConfig &out) const;
+
+  /// The variant index prepare() would pick for a grid of `ctas` CTAs, with
+  /// scalars already bound in `env` (for tests and diagnostics).
+  int selectVariant(int64_t *env, int64_t ctas, int64_t sms) const;
+
+private:
+  struct CompiledParam {
+    std::vector<Expr> shape;
+    /// For a scalar that may be omitted: the tensor and dimension it is read
+    /// from (the first tensor whose shape entry is exactly its name).
+    int inferTensor = -1;
+    int inferDim = -1;
+  };
+
+  [[noreturn]] void refuse(size_t param, const std::string &why) const;
+  void bindArgs(const Arg *args, size_t count, int *argOf,
+                LaunchConfig &out) const;
+  void checkShapes(const Arg *args, const int *argOf, LaunchConfig &out) const;
+  void computeGrid(const Grid *grid, int64_t sms, LaunchConfig &out) const;
+  void packParams(const Arg *args, const int *argOf, LaunchConfig &out) const;
+
+  KernelInfo info_;
+  std::vector<CompiledParam> params_;
+  Expr grid_[3];
+  std::vector<Expr> when_;
+  int numInferable_ = 0;
+  int ctasIndex_ = 0;
+  int smsIndex_ = 0;
+};
+
+} // namespace megac::rt
+
+#endif // MEGAC_RUNTIME_SIGNATURE_H

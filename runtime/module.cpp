@@ -1,0 +1,252 @@
+//===- module.cpp - A loaded bundle and launching its kernels -------------===//
+#include "megac/runtime/module.h"
+
+#include "cuda_driver.h"
+#include "megac/runtime/driver.h"
+#include "megac/runtime/error.h"
+#include "megac/runtime/image_select.h"
+
+#include <array>
+#include <atomic>
+#include <mutex>
+
+namespace megac::rt {
+
+namespace {
+// Above this, dynamic shared memory must be opted into per function.
+constexpr int64_t kDefaultSharedLimit = 48 * 1024;
+// Contexts one module can serve: one per device is the common case.
+constexpr int kMaxContexts = 64;
+} // namespace
+
+/// What a module holds in one CUDA context.
+struct ContextEntry {
+  CUcontext context = nullptr;
+  CUmodule module = nullptr;
+  int64_t sms = 0;
+  std::string image;
+  std::vector<CUfunction> functions; // per kernel, per variant
+};
+
+struct Module::State {
+  CUdevice device = 0;
+  CUcontext primary = nullptr;
+  // Entries are appended under `mutex` and never removed before the module
+  // dies, so launches read them without a lock once `count` covers them.
+  std::array<ContextEntry, kMaxContexts> entries;
+  std::atomic<int> count{0};
+  std::mutex mutex;
+};
+
+namespace {
+
+/// Makes `ctx` current for a scope, restoring the previous one.
+class ContextScope {
+public:
+  ContextScope(const CudaDriver &api, CUcontext ctx, std::string_view subject)
+      : api_(api) {
+    checkCuda(api.cuCtxPushCurrent(ctx), "cuCtxPushCurrent", subject);
+  }
+  ~ContextScope() {
+    CUcontext popped;
+    api_.cuCtxPopCurrent(&popped);
+  }
+
+private:
+  const CudaDriver &api_;
+};
+
+int attribute(const CudaDriver &api, CUdevice_attribute attr, CUdevice dev,
+              std::string_view subject) {
+  int value = 0;
+  checkCuda(api.cuDeviceGetAttribute(&value, attr, dev), "cuDeviceGetAttribute",
+            subject);
+  return value;
+}
+
+} // namespace
+
+Module::Module(Bundle bundle, std::string source, LoadOptions options)
+    : bundle_(std::move(bundle)), source_(std::move(source)), options_(options),
+      state_(std::make_unique<State>()) {
+  size_t functions = 0;
+  kernels_.reserve(bundle_.manifest.kernels.size());
+  for (const KernelInfo &k : bundle_.manifest.kernels) {
+    kernels_.push_back(Kernel(*this, k, functions));
+    functions += k.variants.size();
+  }
+}
+
+std::shared_ptr<Module> Module::load(Bundle bundle, std::string source,
+                                     LoadOptions options) {
+  const CudaDriver &api = cudaDriver();
+  std::shared_ptr<Module> m(
+      new Module(std::move(bundle), std::move(source), options));
+  std::string subject = "module '" + m->manifest().module + "'";
+  CUcontext current = nullptr;
+  checkCuda(api.cuCtxGetCurrent(&current), "cuCtxGetCurrent", subject);
+  State &s = *m->state_;
+  if (options.device >= 0)
+    checkCuda(api.cuDeviceGet(&s.device, options.device), "cuDeviceGet",
+              subject);
+  else if (current)
+    checkCuda(api.cuCtxGetDevice(&s.device), "cuCtxGetDevice", subject);
+  else
+    checkCuda(api.cuDeviceGet(&s.device, 0), "cuDeviceGet", subject);
+  checkCuda(api.cuDevicePrimaryCtxRetain(&s.primary, s.device),
+            "cuDevicePrimaryCtxRetain", subject);
+  // Load now where launches will most likely happen, so that a bad image is
+  // reported at load time rather than at the first launch.
+  m->entryFor(current && options.device < 0 ? current : s.primary);
+  return m;
+}
+
+std::shared_ptr<Module> Module::loadFile(const std::string &path,
+                                         LoadOptions options) {
+  return load(readBundleFile(path), path, options);
+}
+
+std::shared_ptr<Module> Module::loadMemory(const void *data, size_t size,
+                                           std::string_view source,
+                                           LoadOptions options) {
+  return load(readBundle(data, size, source), std::string(source), options);
+}
+
+Module::~Module() {
+  std::string reason;
+  if (!driverAvailable(&reason))
+    return;
+  const CudaDriver &api = cudaDriver();
+  // Errors are ignored: at process exit the contexts may already be gone.
+  for (int i = 0; i < state_->count.load(); ++i) {
+    ContextEntry &e = state_->entries[size_t(i)];
+    if (api.cuCtxPushCurrent(e.context) == CUDA_SUCCESS) {
+      api.cuModuleUnload(e.module);
+      CUcontext popped;
+      api.cuCtxPopCurrent(&popped);
+    }
+  }
+  if (state_->primary)
+    api.cuDevicePrimaryCtxRelease(state_->device);
+}
+
+const Kernel &Module::kernel(std::string_view name) const {
+  for (const Kernel &k : kernels_)
+    if (k.name() == name)
+      return k;
+  std::string names;
+  for (const Kernel &k : kernels_)
+    names += (names.empty() ? "" : ", ") + k.name();
+  throw Error("megac: module '" + manifest().module + "' has no kernel '" +
+              std::string(name) + "' (kernels: " + names + ")");
+}
+
+const ContextEntry &Module::entryFor(void *ctxHandle) const {
+  auto ctx = static_cast<CUcontext>(ctxHandle);
+  State &s = *state_;
+  int n = s.count.load(std::memory_order_acquire);
+  for (int i = 0; i < n; ++i)
+    if (s.entries[size_t(i)].context == ctx)
+      return s.entries[size_t(i)];
+
+  std::lock_guard<std::mutex> lock(s.mutex);
+  n = s.count.load(std::memory_order_relaxed);
+  for (int i = 0; i < n; ++i)
+    if (s.entries[size_t(i)].context == ctx)
+      return s.entries[size_t(i)];
+  std::string subject = "module '" + manifest().module + "'";
+  if (n == kMaxContexts)
+    throw DriverError("megac: " + subject + ": loaded in " +
+                      std::to_string(kMaxContexts) +
+                      " contexts already; no more are supported");
+
+  const CudaDriver &api = cudaDriver();
+  ContextScope scope(api, ctx, subject);
+  ContextEntry &e = s.entries[size_t(n)];
+  e = ContextEntry();
+  e.context = ctx;
+  CUdevice dev;
+  checkCuda(api.cuCtxGetDevice(&dev), "cuCtxGetDevice", subject);
+  int major = attribute(api, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev,
+                        subject);
+  int minor = attribute(api, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev,
+                        subject);
+  e.sms =
+      attribute(api, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev, subject);
+  const ImageInfo &img = manifest().images[selectImage(
+      manifest(), major, minor, options_.allowPtxJit, source_)];
+  e.image = std::string(imageKindName(img.kind)) + " " + img.target;
+  const std::string &data = bundle_.imageData(img);
+  if (img.kind == ImageKind::Cubin) {
+    checkCuda(api.cuModuleLoadData(&e.module, data.data()),
+              ("cuModuleLoadData (cubin " + img.target + ")").c_str(), subject);
+  } else {
+    // PTX must be NUL-terminated; std::string guarantees it.
+    char log[8192] = {};
+    CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER,
+                           CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    void *values[] = {log, reinterpret_cast<void *>(sizeof log)};
+    CUresult r =
+        api.cuModuleLoadDataEx(&e.module, data.c_str(), 2, opts, values);
+    if (r != CUDA_SUCCESS)
+      throw DriverError("megac: " + subject + ": cuModuleLoadDataEx (ptx " +
+                        img.target + " JIT) failed: " + cudaErrorText(r) +
+                        (log[0] ? std::string("\nJIT log:\n") + log : ""));
+  }
+  for (const Kernel &k : kernels_) {
+    const KernelInfo &info = k.signature().info();
+    for (const VariantInfo &v : info.variants) {
+      std::string who = "kernel '" + info.name + "' (variant '" + v.name + "')";
+      CUfunction fn = nullptr;
+      checkCuda(api.cuModuleGetFunction(&fn, e.module, v.symbol.c_str()),
+                ("cuModuleGetFunction(\"" + v.symbol + "\")").c_str(), who);
+      if (info.sharedBytes > kDefaultSharedLimit)
+        checkCuda(api.cuFuncSetAttribute(
+                      fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                      int(info.sharedBytes)),
+                  "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)", who);
+      e.functions.push_back(fn);
+    }
+  }
+  s.count.store(n + 1, std::memory_order_release);
+  return e;
+}
+
+std::string Module::loadedImage() const {
+  const CudaDriver &api = cudaDriver();
+  CUcontext ctx = nullptr;
+  checkCuda(api.cuCtxGetCurrent(&ctx), "cuCtxGetCurrent",
+            "module '" + manifest().module + "'");
+  return entryFor(ctx ? ctx : state_->primary).image;
+}
+
+void Kernel::launch(const Arg *args, size_t count, void *stream,
+                    const Grid *grid) const {
+  const CudaDriver &api = cudaDriver();
+  CUcontext ctx = nullptr;
+  checkCuda(api.cuCtxGetCurrent(&ctx), "cuCtxGetCurrent",
+            "kernel '" + name() + "'");
+  if (!ctx) {
+    // As the CUDA runtime does: a thread without a context uses the device's
+    // primary context.
+    ctx = module_->state_->primary;
+    checkCuda(api.cuCtxSetCurrent(ctx), "cuCtxSetCurrent",
+              "kernel '" + name() + "'");
+  }
+  const ContextEntry &e = module_->entryFor(ctx);
+  LaunchConfig c;
+  signature_.prepare(args, count, e.sms, grid, c);
+  if (c.empty())
+    return;
+  CUresult r = api.cuLaunchKernel(
+      e.functions[firstFunction_ + size_t(c.variant)], c.grid[0], c.grid[1],
+      c.grid[2], c.block[0], c.block[1], c.block[2], c.sharedBytes,
+      static_cast<CUstream>(stream), c.params, nullptr);
+  if (r != CUDA_SUCCESS)
+    throwCudaError(r, "cuLaunchKernel",
+                   "kernel '" + name() + "' (variant '" +
+                       signature_.info().variants[size_t(c.variant)].name +
+                       "')");
+}
+
+} // namespace megac::rt

@@ -1,0 +1,406 @@
+//===- signature.cpp - A manifest kernel compiled for fast launches -------===//
+//
+// The common path of prepare() touches only fixed-size arrays; strings are
+// built only on the way to an exception.
+//
+//===----------------------------------------------------------------------===//
+#include "megac/runtime/signature.h"
+
+#include "half.h"
+#include "megac/runtime/error.h"
+
+#include <cinttypes>
+#include <cstdio>
+#include <limits>
+
+namespace megac::rt {
+
+namespace {
+
+std::string dims(const int64_t *values, size_t n) {
+  std::string s = "[";
+  for (size_t i = 0; i < n; ++i)
+    s += (i ? ", " : "") + std::to_string(values[i]);
+  return s + "]";
+}
+
+std::string quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
+
+/// The range of values a scalar of integer dtype `t` can hold.
+void integerRange(DType t, int64_t &lo, int64_t &hi) {
+  switch (t) {
+  case DType::i1:
+    lo = 0, hi = 1;
+    return;
+  case DType::i8:
+    lo = INT8_MIN, hi = INT8_MAX;
+    return;
+  case DType::u8:
+    lo = 0, hi = UINT8_MAX;
+    return;
+  case DType::i16:
+    lo = INT16_MIN, hi = INT16_MAX;
+    return;
+  case DType::u16:
+    lo = 0, hi = UINT16_MAX;
+    return;
+  case DType::i32:
+    lo = INT32_MIN, hi = INT32_MAX;
+    return;
+  case DType::u32:
+    lo = 0, hi = UINT32_MAX;
+    return;
+  case DType::u64:
+    lo = 0, hi = INT64_MAX;
+    return;
+  default:
+    lo = INT64_MIN, hi = INT64_MAX;
+  }
+}
+
+bool fits(DType t, int64_t v) {
+  int64_t lo, hi;
+  integerRange(t, lo, hi);
+  return v >= lo && v <= hi;
+}
+
+const char *argKindName(Arg::Kind kind) {
+  switch (kind) {
+  case Arg::Kind::Tensor:
+    return "tensor";
+  case Arg::Kind::Scalar:
+    return "scalar";
+  case Arg::Kind::Infer:
+    return "placeholder (Arg::infer)";
+  }
+  return "?";
+}
+
+} // namespace
+
+KernelSignature::KernelSignature(KernelInfo info) : info_(std::move(info)) {
+  const size_t n = info_.params.size();
+  auto error = [&](const std::string &where, const std::string &why) {
+    return ManifestError("megac: kernel " + quoted(info_.name) + ": " + where +
+                         ": " + why);
+  };
+  if (n > size_t(kMaxParams))
+    throw error("params", std::to_string(n) + " parameters, at most " +
+                              std::to_string(kMaxParams) + " are supported");
+  if (info_.variants.empty())
+    throw error("variants", "none");
+  if (info_.sharedBytes > std::numeric_limits<uint32_t>::max())
+    throw error("shared_bytes", "too large");
+
+  // Names expressions may use: integer scalars by parameter index, then
+  // `ctas` (variant conditions only) and `sms` (grid and conditions).
+  std::vector<std::string> shapeNames(n + 2);
+  for (size_t i = 0; i < n; ++i) {
+    const ParamInfo &p = info_.params[i];
+    for (size_t j = 0; j < i; ++j)
+      if (info_.params[j].name == p.name)
+        throw error("params", "two parameters are named " + quoted(p.name));
+    if (p.kind == ParamKind::Scalar && isInteger(p.dtype))
+      shapeNames[i] = p.name;
+    if (p.kind == ParamKind::Tensor && p.shape.size() > size_t(kMaxDims))
+      throw error("parameter " + quoted(p.name),
+                  std::to_string(p.shape.size()) + " dimensions, at most " +
+                      std::to_string(kMaxDims));
+  }
+  ctasIndex_ = int(n);
+  smsIndex_ = int(n + 1);
+  std::vector<std::string> gridNames = shapeNames;
+  gridNames[size_t(smsIndex_)] = "sms";
+  std::vector<std::string> whenNames = gridNames;
+  whenNames[size_t(ctasIndex_)] = "ctas";
+
+  auto compile = [&](const std::string &text,
+                     const std::vector<std::string> &names,
+                     const std::string &where) {
+    try {
+      return Expr::parse(text, names);
+    } catch (const ExprError &e) {
+      throw error(where, e.what());
+    }
+  };
+
+  params_.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    const ParamInfo &p = info_.params[i];
+    for (size_t d = 0; d < p.shape.size(); ++d)
+      params_[i].shape.push_back(compile(p.shape[d], shapeNames,
+                                         "parameter " + quoted(p.name) +
+                                             ": shape[" + std::to_string(d) +
+                                             "]"));
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (shapeNames[i].empty())
+      continue;
+    for (size_t t = 0; t < n && params_[i].inferTensor < 0; ++t) {
+      for (size_t d = 0; d < params_[t].shape.size(); ++d) {
+        if (params_[t].shape[d].singleName() == int(i)) {
+          params_[i].inferTensor = int(t);
+          params_[i].inferDim = int(d);
+          ++numInferable_;
+          break;
+        }
+      }
+    }
+  }
+  for (int d = 0; d < 3; ++d)
+    grid_[d] = compile(info_.grid[size_t(d)], gridNames,
+                       "grid[" + std::to_string(d) + "]");
+  for (const VariantInfo &v : info_.variants) {
+    if (v.symbol.empty())
+      throw error("variant " + quoted(v.name), "no symbol");
+    when_.push_back(v.when.empty()
+                        ? Expr()
+                        : compile(v.when, whenNames,
+                                  "variant " + quoted(v.name) + ": when"));
+  }
+}
+
+void KernelSignature::refuse(size_t param, const std::string &why) const {
+  throw ArgError("megac: kernel " + quoted(info_.name) + ": parameter " +
+                 quoted(info_.params[param].name) + ": " + why);
+}
+
+void KernelSignature::prepare(const Arg *args, size_t count, int64_t sms,
+                              const Grid *grid, LaunchConfig &out) const {
+  int argOf[kMaxParams];
+  try {
+    bindArgs(args, count, argOf, out);
+    checkShapes(args, argOf, out);
+    computeGrid(grid, sms, out);
+  } catch (const ExprError &e) {
+    throw ArgError("megac: kernel " + quoted(info_.name) + ": " + e.what());
+  }
+  packParams(args, argOf, out);
+}
+
+void KernelSignature::bindArgs(const Arg *args, size_t count, int *argOf,
+                               LaunchConfig &out) const {
+  const size_t n = info_.params.size();
+  // Either every parameter is given (Arg::infer() may stand for inferable
+  // scalars), or exactly the inferable scalars are left out.
+  const bool omitInferable =
+      numInferable_ > 0 && count == n - size_t(numInferable_);
+  if (count != n && !omitInferable) {
+    std::string msg = "megac: kernel " + quoted(info_.name) + ": " +
+                      std::to_string(count) + " arguments given, " +
+                      std::to_string(n) + " expected";
+    if (numInferable_ > 0) {
+      std::string names;
+      for (size_t i = 0; i < n; ++i)
+        if (params_[i].inferTensor >= 0)
+          names += (names.empty() ? "" : ", ") + quoted(info_.params[i].name);
+      msg += " (or " + std::to_string(n - size_t(numInferable_)) +
+             " leaving out " + names + ", inferred from tensor shapes)";
+    }
+    throw ArgError(msg);
+  }
+
+  size_t next = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const ParamInfo &p = info_.params[i];
+    out.env[i] = 0;
+    if (omitInferable && params_[i].inferTensor >= 0) {
+      argOf[i] = -1;
+      continue;
+    }
+    const Arg &a = args[next];
+    argOf[i] = int(next++);
+    if (p.kind == ParamKind::Tensor) {
+      if (a.kind != Arg::Kind::Tensor)
+        refuse(i, std::string(argKindName(a.kind)) + " given, tensor expected");
+      if (a.dtype != p.dtype)
+        refuse(i, "dtype " + std::string(dtypeName(a.dtype)) + " given, " +
+                      std::string(dtypeName(p.dtype)) + " expected");
+      if (size_t(a.ndim) != p.shape.size())
+        refuse(i, std::to_string(a.ndim) + " dimensions " +
+                      dims(a.shape, size_t(a.ndim)) + " given, " +
+                      std::to_string(p.shape.size()) + " expected");
+      if (a.ptr % uint64_t(p.align) != 0) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "0x%" PRIx64, a.ptr);
+        refuse(i, "pointer " + std::string(buf) + " is not " +
+                      std::to_string(p.align) + "-byte aligned");
+      }
+      int64_t numel = 1, expected = 1;
+      for (int d = a.ndim - 1; d >= 0; --d) {
+        if (a.shape[d] < 0)
+          refuse(i, "negative dimension in shape " +
+                        dims(a.shape, size_t(a.ndim)));
+        // A stride does not matter across a dimension of size 1 (PyTorch's
+        // rule), so such tensors still count as contiguous.
+        if (a.hasStrides && a.shape[d] != 1 && a.strides[d] != expected)
+          refuse(i, "not contiguous: strides " +
+                        dims(a.strides, size_t(a.ndim)) + " for shape " +
+                        dims(a.shape, size_t(a.ndim)) +
+                        " (a contiguous row-major tensor is required)");
+        expected *= a.shape[d];
+        numel *= a.shape[d];
+      }
+      if (a.ptr == 0 && numel != 0)
+        refuse(i, "null pointer");
+      continue;
+    }
+    if (a.kind == Arg::Kind::Infer) {
+      if (params_[i].inferTensor < 0)
+        refuse(i, "cannot be inferred (no tensor dimension is exactly " +
+                      quoted(p.name) + "); pass it");
+      argOf[i] = -1;
+      continue;
+    }
+    if (a.kind != Arg::Kind::Scalar)
+      refuse(i, std::string(argKindName(a.kind)) + " given, scalar expected");
+    // Scalars match by kind (integer or float) and range, not by exact width,
+    // so that a binding can pass every integer as i64.
+    if (isInteger(p.dtype) != isInteger(a.dtype))
+      refuse(i, "dtype " + std::string(dtypeName(a.dtype)) + " given, " +
+                    std::string(dtypeName(p.dtype)) + " expected");
+    if (isInteger(p.dtype)) {
+      if (!fits(p.dtype, a.intValue))
+        refuse(i, "value " + std::to_string(a.intValue) + " does not fit " +
+                      std::string(dtypeName(p.dtype)));
+      out.env[i] = a.intValue;
+    }
+  }
+
+  for (size_t i = 0; i < n; ++i) {
+    const ParamInfo &p = info_.params[i];
+    if (p.kind != ParamKind::Scalar || !isInteger(p.dtype))
+      continue;
+    const CompiledParam &c = params_[i];
+    bool inferred = argOf[i] < 0;
+    if (inferred) {
+      const Arg &from = args[argOf[c.inferTensor]];
+      out.env[i] = from.shape[c.inferDim];
+      if (!fits(p.dtype, out.env[i]))
+        refuse(i, "value " + std::to_string(out.env[i]) + " (inferred from " +
+                      quoted(info_.params[size_t(c.inferTensor)].name) +
+                      ") does not fit " + std::string(dtypeName(p.dtype)));
+    }
+    if (out.env[i] % p.multipleOf != 0)
+      refuse(i,
+             "value " + std::to_string(out.env[i]) +
+                 (inferred
+                      ? " (inferred from " +
+                            quoted(info_.params[size_t(c.inferTensor)].name) +
+                            ")"
+                      : "") +
+                 " is not a multiple of " + std::to_string(p.multipleOf));
+  }
+}
+
+void KernelSignature::checkShapes(const Arg *args, const int *argOf,
+                                  LaunchConfig &out) const {
+  for (size_t i = 0; i < info_.params.size(); ++i) {
+    if (info_.params[i].kind != ParamKind::Tensor)
+      continue;
+    const Arg &a = args[argOf[i]];
+    const std::vector<Expr> &shape = params_[i].shape;
+    for (size_t d = 0; d < shape.size(); ++d) {
+      if (shape[d].eval(out.env) == a.shape[d])
+        continue;
+      int64_t expected[kMaxDims];
+      std::string names;
+      for (size_t k = 0; k < shape.size(); ++k) {
+        expected[k] = shape[k].eval(out.env);
+        if (!shape[k].isConstant())
+          names += (names.empty() ? "" : ", ") + shape[k].text() + " = " +
+                   std::to_string(expected[k]);
+      }
+      refuse(i, "shape " + dims(a.shape, size_t(a.ndim)) + " given, " +
+                    dims(expected, shape.size()) + " expected" +
+                    (names.empty() ? "" : " (" + names + ")"));
+    }
+  }
+}
+
+void KernelSignature::computeGrid(const Grid *grid, int64_t sms,
+                                  LaunchConfig &out) const {
+  out.env[smsIndex_] = sms;
+  int64_t g[3];
+  if (grid) {
+    g[0] = grid->x, g[1] = grid->y, g[2] = grid->z;
+  } else {
+    for (int d = 0; d < 3; ++d)
+      g[d] = grid_[d].eval(out.env);
+  }
+  static constexpr int64_t kLimit[3] = {INT32_MAX, 65535, 65535};
+  for (int d = 0; d < 3; ++d) {
+    if (g[d] < 0 || g[d] > kLimit[d])
+      throw ArgError("megac: kernel " + quoted(info_.name) + ": grid " +
+                     dims(g, 3) + " is out of range (dimension " +
+                     std::to_string(d) + " must be in [0, " +
+                     std::to_string(kLimit[d]) + "])");
+    out.grid[d] = uint32_t(g[d]);
+  }
+  int64_t ctas = g[0] * g[1] * g[2];
+  out.variant = selectVariant(out.env, ctas, sms);
+  if (out.variant < 0)
+    throw ArgError(
+        "megac: kernel " + quoted(info_.name) +
+        ": no variant's condition holds (ctas = " + std::to_string(ctas) +
+        ", sms = " + std::to_string(sms) + ")");
+  out.block[0] = uint32_t(info_.numWarps) * 32;
+  out.block[1] = out.block[2] = 1;
+  out.sharedBytes = uint32_t(info_.sharedBytes);
+}
+
+int KernelSignature::selectVariant(int64_t *env, int64_t ctas,
+                                   int64_t sms) const {
+  env[ctasIndex_] = ctas;
+  env[smsIndex_] = sms;
+  for (size_t v = 0; v < when_.size(); ++v)
+    if (when_[v].eval(env) != 0)
+      return int(v);
+  return -1;
+}
+
+void KernelSignature::packParams(const Arg *args, const int *argOf,
+                                 LaunchConfig &out) const {
+  const size_t n = info_.params.size();
+  out.numParams = int(n);
+  for (size_t i = 0; i < n; ++i) {
+    const ParamInfo &p = info_.params[i];
+    LaunchConfig::Value &v = out.values[i];
+    out.params[i] = &v;
+    if (p.kind == ParamKind::Tensor) {
+      v.u64 = args[argOf[i]].ptr;
+      continue;
+    }
+    double f = argOf[i] >= 0 ? args[argOf[i]].floatValue : 0;
+    switch (p.dtype) {
+    case DType::f32:
+      v.f32 = float(f);
+      break;
+    case DType::f64:
+      v.f64 = f;
+      break;
+    case DType::f16:
+      v.u16 = toF16Bits(f);
+      break;
+    case DType::bf16:
+      v.u16 = toBF16Bits(f);
+      break;
+    default:
+      switch (dtypeSize(p.dtype)) {
+      case 1:
+        v.u8 = uint8_t(out.env[i]);
+        break;
+      case 2:
+        v.u16 = uint16_t(out.env[i]);
+        break;
+      case 4:
+        v.u32 = uint32_t(out.env[i]);
+        break;
+      default:
+        v.i64 = out.env[i];
+      }
+    }
+  }
+}
+
+} // namespace megac::rt

@@ -1,0 +1,149 @@
+//===- ManifestTest.cpp - Manifest JSON round trip and schema errors ------===//
+#include "TestManifests.h"
+
+#include "megac/runtime/error.h"
+
+#include <gtest/gtest.h>
+
+using namespace megac::rt;
+
+namespace {
+
+std::string errorOf(std::string_view text) {
+  try {
+    parseManifest(text, "m.json");
+  } catch (const ManifestError &e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "manifest was accepted: " << text;
+  return "";
+}
+
+// The example of docs/bundle.md, verbatim.
+constexpr const char *kSpecExample = R"json({
+  "format_version": 1,
+  "compiler_version": "0.1.0",
+  "module": "vector_add",
+  "source_hash": "9f1c2a7b3d4e5f60",
+  "kernels": [{
+    "name": "vector_add",
+    "num_warps": 4,
+    "shared_bytes": 0,
+    "grid": ["cdiv(n, 1024)", "1", "1"],
+    "params": [
+      {"name": "x", "kind": "tensor", "dtype": "f32", "align": 16, "shape": ["n"]},
+      {"name": "scale", "kind": "tensor", "dtype": "f32", "align": 4, "shape": []},
+      {"name": "n", "kind": "scalar", "dtype": "i32", "multiple_of": 16}
+    ],
+    "variants": [
+      {"name": "cap168", "symbol": "gdn_core__cap168", "maxnreg": 168, "min_ctas_per_sm": 3,
+       "when": "ctas > 2 * sms && ctas <= 3 * sms"},
+      {"name": "default", "symbol": "gdn_core", "maxnreg": 0, "min_ctas_per_sm": 0, "when": ""}
+    ]
+  }],
+  "images": [
+    {"target": "sm_90a", "kind": "ptx", "section": 1},
+    {"target": "sm_90a", "kind": "cubin", "section": 2,
+     "resources": {"gdn_core": {"registers": 160, "spills": 0, "stack": 0, "shared": 0}}}
+  ]
+})json";
+
+TEST(Manifest, ParsesTheSpecExample) {
+  Manifest m = parseManifest(kSpecExample, "spec");
+  ASSERT_EQ(m.kernels.size(), 1u);
+  const KernelInfo &k = m.kernels[0];
+  EXPECT_EQ(k.grid[0], "cdiv(n, 1024)");
+  ASSERT_EQ(k.params.size(), 3u);
+  EXPECT_EQ(k.params[0].align, 16);
+  EXPECT_EQ(k.params[0].shape, std::vector<std::string>{"n"});
+  EXPECT_TRUE(k.params[1].shape.empty());
+  EXPECT_EQ(k.params[2].kind, ParamKind::Scalar);
+  EXPECT_EQ(k.params[2].dtype, DType::i32);
+  EXPECT_EQ(k.params[2].multipleOf, 16);
+  ASSERT_EQ(k.variants.size(), 2u);
+  EXPECT_EQ(k.variants[0].maxnreg, 168);
+  EXPECT_EQ(k.variants[0].minCtasPerSm, 3);
+  EXPECT_EQ(k.variants[0].when, "ctas > 2 * sms && ctas <= 3 * sms");
+  ASSERT_EQ(m.images.size(), 2u);
+  EXPECT_EQ(m.images[1].kind, ImageKind::Cubin);
+  EXPECT_EQ(m.images[1].resources.at("gdn_core").registers, 160);
+}
+
+TEST(Manifest, JsonRoundTrip) {
+  Manifest m = test::sampleBundle().manifest;
+  std::string text = manifestToJson(m);
+  Manifest back = parseManifest(text, "rt");
+  EXPECT_EQ(back, m);
+  EXPECT_EQ(manifestToJson(back), text);
+  Manifest spec = parseManifest(kSpecExample, "spec");
+  EXPECT_EQ(parseManifest(manifestToJson(spec), "spec2"), spec);
+}
+
+TEST(Manifest, EqualityNoticesADifference) {
+  Manifest a = test::sampleBundle().manifest;
+  Manifest b = a;
+  b.kernels[0].params[3].multipleOf = 8;
+  EXPECT_FALSE(a == b);
+}
+
+TEST(Manifest, KernelWithoutVariantsIsItsOwnVariant) {
+  Manifest m = parseManifest(
+      R"({"format_version": 1, "module": "m", "images": [],
+          "kernels": [{"name": "k", "grid": ["1","1","1"], "params": []}]})",
+      "m");
+  ASSERT_EQ(m.kernels[0].variants.size(), 1u);
+  EXPECT_EQ(m.kernels[0].variants[0].symbol, "k");
+  EXPECT_EQ(m.kernels[0].variants[0].when, "");
+}
+
+TEST(Manifest, MalformedJsonSaysWhere) {
+  EXPECT_EQ(errorOf("{\n  \"module\": \"m\",\n  oops\n}"),
+            "megac: m.json: JSON error at line 3, column 3: expected a string "
+            "key");
+  EXPECT_EQ(errorOf("[1, 2"),
+            "megac: m.json: JSON error at line 1, column 6: expected ']'");
+  EXPECT_EQ(errorOf("{\"a\": \"unterminated}"),
+            "megac: m.json: JSON error at line 1, column 21: unterminated "
+            "string");
+  EXPECT_NE(errorOf("{} trailing").find("unexpected text after the JSON value"),
+            std::string::npos);
+  EXPECT_NE(errorOf("{\"a\": 1, \"a\": 2}").find("duplicate key \"a\""),
+            std::string::npos);
+  EXPECT_NE(errorOf("").find("unexpected end of input"), std::string::npos);
+}
+
+TEST(Manifest, SchemaErrorsNameTheField) {
+  std::string base = manifestToJson(test::sampleBundle().manifest);
+  auto replaced = [&](const std::string &from, const std::string &to) {
+    std::string s = base;
+    size_t at = s.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return s.replace(at, from.size(), to);
+  };
+  EXPECT_EQ(errorOf(replaced("\"dtype\": \"f32\"", "\"dtype\": \"f33\"")),
+            "megac: m.json: manifest kernels[0].params[0].dtype: unknown dtype "
+            "'f33'");
+  EXPECT_EQ(errorOf(replaced("\"kind\": \"tensor\"", "\"kind\": \"tensr\"")),
+            "megac: m.json: manifest kernels[0].params[0].kind: unknown kind "
+            "'tensr' (expected tensor or scalar)");
+  EXPECT_EQ(errorOf(replaced("\"align\": 16", "\"align\": 12")),
+            "megac: m.json: manifest kernels[0].params[0].align: must be a "
+            "power of two, found 12");
+  EXPECT_EQ(errorOf(replaced("\"grid\": [\"cdiv(n, 1024)\", \"1\", \"1\"]",
+                             "\"grid\": [\"1\"]")),
+            "megac: m.json: manifest kernels[0].grid: expected 3 expressions, "
+            "found 1");
+  EXPECT_EQ(errorOf(replaced("\"module\": \"vector_add\"", "\"module\": 3")),
+            "megac: m.json: manifest module: expected a string, found a "
+            "number");
+  EXPECT_EQ(errorOf(replaced("\"kind\": \"ptx\"", "\"kind\": \"elf\"")),
+            "megac: m.json: manifest images[0].kind: unknown image kind 'elf' "
+            "(expected ptx or cubin)");
+  EXPECT_EQ(errorOf("{\"format_version\": 1}"),
+            "megac: m.json: manifest module: missing");
+  EXPECT_EQ(errorOf("[]"),
+            "megac: m.json: manifest (root): expected an object, found an "
+            "array");
+}
+
+} // namespace

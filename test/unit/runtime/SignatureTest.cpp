@@ -1,0 +1,300 @@
+//===- SignatureTest.cpp - Argument checks, inference, grid, variants -----===//
+#include "TestManifests.h"
+
+#include "megac/runtime/error.h"
+#include "megac/runtime/signature.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+using namespace megac::rt;
+
+namespace {
+
+constexpr uint64_t kPtr = 0x7f0000001000;
+
+std::vector<Arg> vectorAddArgs(int64_t n) {
+  return {Arg::tensor(kPtr, DType::f32, {n}),
+          Arg::tensor(kPtr + 0x10000, DType::f32, {n}),
+          Arg::tensor(kPtr + 0x20000, DType::f32, {n}),
+          Arg::scalar(DType::i32, n)};
+}
+
+std::string refusal(const KernelSignature &sig, const std::vector<Arg> &args,
+                    const Grid *grid = nullptr) {
+  LaunchConfig config;
+  try {
+    sig.prepare(args.data(), args.size(), 132, grid, config);
+  } catch (const ArgError &e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "arguments accepted";
+  return "";
+}
+
+TEST(Signature, AcceptsGoodArgumentsAndPacksThem) {
+  KernelSignature sig(test::vectorAddKernel());
+  std::vector<Arg> args = vectorAddArgs(4096);
+  LaunchConfig c;
+  sig.prepare(args.data(), args.size(), 132, nullptr, c);
+  EXPECT_EQ(c.grid[0], 4u);
+  EXPECT_EQ(c.grid[1], 1u);
+  EXPECT_EQ(c.block[0], 128u);
+  EXPECT_EQ(c.numParams, 4);
+  EXPECT_EQ(*static_cast<uint64_t *>(c.params[0]), kPtr);
+  EXPECT_EQ(*static_cast<uint64_t *>(c.params[2]), kPtr + 0x20000);
+  EXPECT_EQ(*static_cast<int32_t *>(c.params[3]), 4096);
+  EXPECT_FALSE(c.empty());
+}
+
+TEST(Signature, RefusesWrongCount) {
+  KernelSignature sig(test::vectorAddKernel());
+  std::vector<Arg> args = vectorAddArgs(1024);
+  args.resize(2);
+  EXPECT_EQ(refusal(sig, args),
+            "megac: kernel 'vector_add': 2 arguments given, 4 expected (or 3 "
+            "leaving out 'n', inferred from tensor shapes)");
+}
+
+TEST(Signature, RefusesWrongDtype) {
+  KernelSignature sig(test::vectorAddKernel());
+  std::vector<Arg> args = vectorAddArgs(1024);
+  args[0].dtype = DType::bf16;
+  EXPECT_EQ(refusal(sig, args), "megac: kernel 'vector_add': parameter 'x': "
+                                "dtype bf16 given, f32 expected");
+  args = vectorAddArgs(1024);
+  args[3] = Arg::scalar(DType::f32, 1024.0);
+  EXPECT_EQ(refusal(sig, args), "megac: kernel 'vector_add': parameter 'n': "
+                                "dtype f32 given, i32 expected");
+}
+
+TEST(Signature, RefusesWrongKind) {
+  KernelSignature sig(test::vectorAddKernel());
+  std::vector<Arg> args = vectorAddArgs(1024);
+  args[1] = Arg::scalar(DType::f32, 1.0);
+  EXPECT_EQ(refusal(sig, args), "megac: kernel 'vector_add': parameter 'y': "
+                                "scalar given, tensor expected");
+  args = vectorAddArgs(1024);
+  args[3] = args[0];
+  EXPECT_EQ(refusal(sig, args), "megac: kernel 'vector_add': parameter 'n': "
+                                "tensor given, scalar expected");
+}
+
+TEST(Signature, RefusesMisalignedPointer) {
+  KernelSignature sig(test::vectorAddKernel());
+  std::vector<Arg> args = vectorAddArgs(1024);
+  args[2].ptr = kPtr + 4;
+  EXPECT_EQ(refusal(sig, args),
+            "megac: kernel 'vector_add': parameter 'out': pointer "
+            "0x7f0000001004 is not 16-byte aligned");
+}
+
+TEST(Signature, RefusesNullPointer) {
+  KernelSignature sig(test::vectorAddKernel());
+  std::vector<Arg> args = vectorAddArgs(1024);
+  args[0].ptr = 0;
+  EXPECT_EQ(refusal(sig, args),
+            "megac: kernel 'vector_add': parameter 'x': null pointer");
+}
+
+TEST(Signature, RefusesWrongShape) {
+  KernelSignature sig(test::vectorAddKernel());
+  std::vector<Arg> args = vectorAddArgs(1024);
+  args[1] = Arg::tensor(kPtr, DType::f32, {1008});
+  EXPECT_EQ(refusal(sig, args),
+            "megac: kernel 'vector_add': parameter 'y': shape [1008] given, "
+            "[1024] expected (n = 1024)");
+  args[1] = Arg::tensor(kPtr, DType::f32, {32, 32});
+  EXPECT_EQ(refusal(sig, args),
+            "megac: kernel 'vector_add': parameter 'y': 2 dimensions [32, 32] "
+            "given, 1 expected");
+}
+
+TEST(Signature, ShapeExpressionsUseBoundScalars) {
+  KernelSignature sig(test::gdnCoreKernel());
+  std::vector<Arg> args = {Arg::tensor(kPtr, DType::bf16, {2, 8, 128, 128}),
+                           Arg::tensor(kPtr, DType::f32, {}),
+                           Arg::scalar(DType::i32, 2),
+                           Arg::scalar(DType::i32, 16)};
+  EXPECT_EQ(refusal(sig, args),
+            "megac: kernel 'gdn_core': parameter 'state': shape [2, 8, 128, "
+            "128] given, [2, 16, 128, 128] expected (b = 2, h = 16)");
+}
+
+TEST(Signature, RefusesNonContiguous) {
+  KernelSignature sig(test::gdnCoreKernel());
+  std::vector<Arg> args = {
+      Arg::tensor(kPtr, DType::bf16, {2, 8, 128, 128}, {131072, 128, 1024, 1}),
+      Arg::tensor(kPtr, DType::f32, {}), Arg::scalar(DType::i32, 2),
+      Arg::scalar(DType::i32, 8)};
+  EXPECT_EQ(refusal(sig, args),
+            "megac: kernel 'gdn_core': parameter 'state': not contiguous: "
+            "strides [131072, 128, 1024, 1] for shape [2, 8, 128, 128] (a "
+            "contiguous row-major tensor is required)");
+  // Size-1 dimensions may have any stride, as in PyTorch.
+  args[0] =
+      Arg::tensor(kPtr, DType::bf16, {1, 8, 128, 128}, {999, 16384, 128, 1});
+  args[2] = Arg::scalar(DType::i32, 1);
+  LaunchConfig c;
+  EXPECT_NO_THROW(sig.prepare(args.data(), args.size(), 132, nullptr, c));
+}
+
+TEST(Signature, RefusesScalarNotAMultiple) {
+  KernelSignature sig(test::vectorAddKernel());
+  std::vector<Arg> args = vectorAddArgs(1000);
+  EXPECT_EQ(refusal(sig, args), "megac: kernel 'vector_add': parameter 'n': "
+                                "value 1000 is not a multiple of 16");
+  args.pop_back();
+  EXPECT_EQ(refusal(sig, args),
+            "megac: kernel 'vector_add': parameter 'n': value 1000 (inferred "
+            "from 'x') is not a multiple of 16");
+}
+
+TEST(Signature, RefusesScalarOutOfRange) {
+  KernelSignature sig(test::vectorAddKernel());
+  std::vector<Arg> args = vectorAddArgs(1024);
+  args[3] = Arg::scalar(DType::i64, int64_t(1) << 40);
+  EXPECT_EQ(refusal(sig, args), "megac: kernel 'vector_add': parameter 'n': "
+                                "value 1099511627776 does not fit i32");
+}
+
+TEST(Signature, InfersOmittedScalars) {
+  KernelSignature sig(test::vectorAddKernel());
+  std::vector<Arg> args = vectorAddArgs(2048);
+  args.pop_back();
+  LaunchConfig c;
+  sig.prepare(args.data(), args.size(), 132, nullptr, c);
+  EXPECT_EQ(*static_cast<int32_t *>(c.params[3]), 2048);
+  EXPECT_EQ(c.grid[0], 2u);
+
+  args.push_back(Arg::infer());
+  LaunchConfig c2;
+  sig.prepare(args.data(), args.size(), 132, nullptr, c2);
+  EXPECT_EQ(*static_cast<int32_t *>(c2.params[3]), 2048);
+}
+
+TEST(Signature, InferredScalarIsCheckedAgainstOtherTensors) {
+  KernelSignature sig(test::vectorAddKernel());
+  std::vector<Arg> args = vectorAddArgs(2048);
+  args[1] = Arg::tensor(kPtr, DType::f32, {1024});
+  args.pop_back();
+  EXPECT_EQ(refusal(sig, args),
+            "megac: kernel 'vector_add': parameter 'y': shape [1024] given, "
+            "[2048] expected (n = 2048)");
+}
+
+TEST(Signature, RefusesInferenceWithoutASource) {
+  KernelInfo k = test::vectorAddKernel();
+  k.params.push_back({"k", ParamKind::Scalar, DType::i32, 1, {}, 1});
+  KernelSignature sig(k);
+  std::vector<Arg> args = vectorAddArgs(1024);
+  args.push_back(Arg::infer());
+  EXPECT_EQ(refusal(sig, args),
+            "megac: kernel 'vector_add': parameter 'k': cannot be inferred (no "
+            "tensor dimension is exactly 'k'); pass it");
+}
+
+TEST(Signature, PacksScalarsByDtype) {
+  KernelInfo k;
+  k.name = "scalars";
+  k.params = {{"a", ParamKind::Scalar, DType::f32, 1, {}, 1},
+              {"b", ParamKind::Scalar, DType::bf16, 1, {}, 1},
+              {"c", ParamKind::Scalar, DType::f16, 1, {}, 1},
+              {"d", ParamKind::Scalar, DType::i64, 1, {}, 1},
+              {"e", ParamKind::Scalar, DType::u8, 1, {}, 1}};
+  k.variants = {{"default", "scalars", 0, 0, ""}};
+  KernelSignature sig(k);
+  std::vector<Arg> args = {
+      Arg::scalar(DType::f32, 1.5), Arg::scalar(DType::bf16, 1.0),
+      Arg::scalar(DType::f16, -2.0), Arg::scalar(DType::i64, -5),
+      Arg::scalar(DType::u8, 255)};
+  LaunchConfig c;
+  sig.prepare(args.data(), args.size(), 132, nullptr, c);
+  EXPECT_EQ(*static_cast<float *>(c.params[0]), 1.5f);
+  EXPECT_EQ(*static_cast<uint16_t *>(c.params[1]), 0x3F80);
+  EXPECT_EQ(*static_cast<uint16_t *>(c.params[2]), 0xC000);
+  EXPECT_EQ(*static_cast<int64_t *>(c.params[3]), -5);
+  EXPECT_EQ(*static_cast<uint8_t *>(c.params[4]), 255);
+  args[4] = Arg::scalar(DType::u8, 256);
+  EXPECT_EQ(refusal(sig, args), "megac: kernel 'scalars': parameter 'e': value "
+                                "256 does not fit u8");
+}
+
+TEST(Signature, GridOverrideAndEmptyGrid) {
+  KernelSignature sig(test::vectorAddKernel());
+  std::vector<Arg> args = vectorAddArgs(0);
+  LaunchConfig c;
+  sig.prepare(args.data(), args.size(), 132, nullptr, c);
+  EXPECT_TRUE(c.empty());
+  args = vectorAddArgs(1024);
+  Grid g{7, 2, 1};
+  LaunchConfig c2;
+  sig.prepare(args.data(), args.size(), 132, &g, c2);
+  EXPECT_EQ(c2.grid[0], 7u);
+  EXPECT_EQ(c2.grid[1], 2u);
+  Grid bad{1, 70000, 1};
+  EXPECT_EQ(refusal(sig, args, &bad),
+            "megac: kernel 'vector_add': grid [1, 70000, 1] is out of range "
+            "(dimension 1 must be in [0, 65535])");
+}
+
+// The 168-register cap pays off only in the window of 2-3 waves
+// (docs/bundle.md).
+TEST(Signature, CapWindowVariantAtBoundaries) {
+  KernelSignature sig(test::gdnCoreKernel());
+  auto variantFor = [&](int64_t b) {
+    // grid = (b, h) with h = 1: ctas = b.
+    std::vector<Arg> args = {Arg::tensor(kPtr, DType::bf16, {b, 1, 128, 128}),
+                             Arg::tensor(kPtr, DType::f32, {}),
+                             Arg::scalar(DType::i32, b),
+                             Arg::scalar(DType::i32, 1)};
+    LaunchConfig c;
+    sig.prepare(args.data(), args.size(), 132, nullptr, c);
+    EXPECT_EQ(int64_t(c.grid[0]) * c.grid[1] * c.grid[2], b);
+    return sig.info().variants[size_t(c.variant)].name;
+  };
+  EXPECT_EQ(variantFor(264), "default");
+  EXPECT_EQ(variantFor(265), "cap168");
+  EXPECT_EQ(variantFor(396), "cap168");
+  EXPECT_EQ(variantFor(397), "default");
+  int64_t env[kMaxParams + 2] = {};
+  EXPECT_EQ(sig.selectVariant(env, 300, 100), 0);
+  EXPECT_EQ(sig.selectVariant(env, 301, 100), 1);
+}
+
+TEST(Signature, NoVariantHolds) {
+  KernelInfo k = test::vectorAddKernel();
+  k.variants = {{"big", "vector_add", 0, 0, "ctas > 1000"}};
+  KernelSignature sig(k);
+  EXPECT_EQ(refusal(sig, vectorAddArgs(1024)),
+            "megac: kernel 'vector_add': no variant's condition holds (ctas = "
+            "1, sms = 132)");
+}
+
+TEST(Signature, BadExpressionsAreRefusedAtLoad) {
+  KernelInfo k = test::vectorAddKernel();
+  k.grid[0] = "cdiv(n, ctas)";
+  try {
+    KernelSignature sig(k);
+    FAIL() << "accepted";
+  } catch (const ManifestError &e) {
+    EXPECT_STREQ(e.what(),
+                 "megac: kernel 'vector_add': grid[0]: expression 'cdiv(n, "
+                 "ctas)': unknown name 'ctas' (known: n, sms) at column 9");
+  }
+  k = test::vectorAddKernel();
+  k.params[0].shape = {"x"};
+  EXPECT_THROW(KernelSignature{k}, ManifestError);
+}
+
+TEST(Signature, DivisionByZeroNamesTheKernel) {
+  KernelInfo k = test::vectorAddKernel();
+  k.grid[0] = "1024 / n";
+  KernelSignature sig(k);
+  EXPECT_EQ(refusal(sig, vectorAddArgs(0)),
+            "megac: kernel 'vector_add': expression '1024 / n': division by "
+            "zero");
+}
+
+} // namespace
