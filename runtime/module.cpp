@@ -224,24 +224,28 @@ void Kernel::launch(const Arg *args, size_t count, void *stream,
                     const Grid *grid) const {
   const CudaDriver &api = cudaDriver();
   CUcontext ctx = nullptr;
-  checkCuda(api.cuCtxGetCurrent(&ctx), "cuCtxGetCurrent",
-            "kernel '" + name() + "'");
+  // The kernel's name is formatted only on failure: the launch path must not
+  // allocate.
+  CUresult r = api.cuCtxGetCurrent(&ctx);
+  if (r != CUDA_SUCCESS)
+    throwCudaError(r, "cuCtxGetCurrent", "kernel '" + name() + "'");
   if (!ctx) {
     // As the CUDA runtime does: a thread without a context uses the device's
     // primary context.
     ctx = module_->state_->primary;
-    checkCuda(api.cuCtxSetCurrent(ctx), "cuCtxSetCurrent",
-              "kernel '" + name() + "'");
+    r = api.cuCtxSetCurrent(ctx);
+    if (r != CUDA_SUCCESS)
+      throwCudaError(r, "cuCtxSetCurrent", "kernel '" + name() + "'");
   }
   const ContextEntry &e = module_->entryFor(ctx);
   LaunchConfig c;
   signature_.prepare(args, count, e.sms, grid, c);
   if (c.empty())
     return;
-  CUresult r = api.cuLaunchKernel(
-      e.functions[firstFunction_ + size_t(c.variant)], c.grid[0], c.grid[1],
-      c.grid[2], c.block[0], c.block[1], c.block[2], c.sharedBytes,
-      static_cast<CUstream>(stream), c.params, nullptr);
+  r = api.cuLaunchKernel(e.functions[firstFunction_ + size_t(c.variant)],
+                         c.grid[0], c.grid[1], c.grid[2], c.block[0],
+                         c.block[1], c.block[2], c.sharedBytes,
+                         static_cast<CUstream>(stream), c.params, nullptr);
   if (r != CUDA_SUCCESS)
     throwCudaError(r, "cuLaunchKernel",
                    "kernel '" + name() + "' (variant '" +
