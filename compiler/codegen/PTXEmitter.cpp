@@ -1,6 +1,7 @@
 #include "PTXEmitter.h"
 #include "../target/Target.h"
 
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
@@ -94,6 +95,7 @@ std::string findLibdevice() {
 }
 
 void registerTranslationDialects(DialectRegistry &registry) {
+  registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
   registerNVVMDialectTranslation(registry);
 }
@@ -124,7 +126,8 @@ FailureOr<PTXOutput> emitPTX(ModuleOp module, const Target &target,
   llvmModule->setDataLayout(machine->createDataLayout());
   // libdevice asks __nvvm_reflect whether denormals flush: they do not, as in
   // CUDA C++ without fast math, so results match PyTorch's kernels.
-  llvmModule->addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz", 0);
+  llvmModule->addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz",
+                            uint32_t(0));
 
   if (failed(linkLibdevice(*llvmModule, libdevicePath, loc)))
     return failure();

@@ -86,6 +86,7 @@ PtxasResult runPtxas(const std::string &ptxasPath, const std::string &ptx,
   std::string in = std::string(dir) + "/in.ptx", out = std::string(dir) + "/out.cubin",
               log = std::string(dir) + "/log.txt";
   std::ofstream(in, std::ios::binary) << ptx;
+  std::fflush(nullptr); // the child must not inherit unflushed output
   pid_t pid = fork();
   if (pid == 0) {
     FILE *f = freopen(log.c_str(), "w", stdout);

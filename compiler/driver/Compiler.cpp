@@ -1,0 +1,331 @@
+#include "Compiler.h"
+
+#include "../codegen/PTXEmitter.h"
+#include "../conversion/TileToLLVM.h"
+#include "../irgen/IRGen.h"
+#include "../target/Target.h"
+#include "Tile/IR/TileDialect.h"
+#include "Tile/Transforms/Passes.h"
+#include "frontend/ASTPrinter.h"
+#include "frontend/Frontend.h"
+#include "megac/runtime/bundle.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <sstream>
+
+using namespace mlir;
+
+namespace megac {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double msSince(Clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+}
+
+std::string print(Operation *op) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  op->print(os);
+  return s;
+}
+
+// FNV-1a: a stable fingerprint of the source for the manifest.
+std::string hashSource(const std::string &text) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  char buf[17];
+  snprintf(buf, sizeof buf, "%016llx", (unsigned long long)h);
+  return buf;
+}
+
+std::string baseName(const std::string &path) {
+  std::string name = path.substr(path.find_last_of('/') + 1);
+  return name.substr(0, name.find('.'));
+}
+
+rt::DType toDType(fe::ScalarKind k) {
+  using K = fe::ScalarKind;
+  switch (k) {
+  case K::I1: return rt::DType::i1;
+  case K::I8: return rt::DType::i8;
+  case K::I16: return rt::DType::i16;
+  case K::I32: return rt::DType::i32;
+  case K::I64: return rt::DType::i64;
+  case K::U8: return rt::DType::u8;
+  case K::U16: return rt::DType::u16;
+  case K::U32: return rt::DType::u32;
+  case K::U64: return rt::DType::u64;
+  case K::F16: return rt::DType::f16;
+  case K::BF16: return rt::DType::bf16;
+  case K::F32: return rt::DType::f32;
+  case K::F64: return rt::DType::f64;
+  case K::F8E4M3: return rt::DType::f8e4m3;
+  case K::F8E5M2: return rt::DType::f8e5m2;
+  case K::F4E2M1X2: return rt::DType::f4e2m1x2;
+  case K::E8M0: return rt::DType::e8m0;
+  }
+  return rt::DType::u8;
+}
+
+// MLIR diagnostics carry file:line:col; the frontend's engine prints them
+// with the source line and a caret, like every other user error.
+class DiagnosticBridge {
+public:
+  DiagnosticBridge(MLIRContext &ctx, const fe::SourceManager &sm,
+                   fe::DiagnosticEngine &diags)
+      : handler(&ctx, [this, &sm, &diags](Diagnostic &d) {
+          fe::SourceRange range;
+          if (auto flc = dyn_cast<FileLineColLoc>(d.getLocation()))
+            range = locate(sm, flc);
+          std::string msg = d.str();
+          if (d.getSeverity() == DiagnosticSeverity::Error)
+            diags.error(range, msg);
+          else if (d.getSeverity() == DiagnosticSeverity::Warning)
+            diags.warning(range, msg);
+          else
+            diags.note(range, msg);
+          return success();
+        }) {}
+
+private:
+  static fe::SourceRange locate(const fe::SourceManager &sm,
+                                FileLineColLoc flc) {
+    for (uint32_t f = 1; f <= sm.numFiles(); ++f) {
+      if (sm.name(f) != flc.getFilename().str())
+        continue;
+      uint32_t begin = sm.lineStart(f, flc.getLine()) + flc.getColumn() - 1;
+      return {f, begin, begin + 1};
+    }
+    return {};
+  }
+  ScopedDiagnosticHandler handler;
+};
+
+void buildManifest(const fe::Module &mod, const CompileResult &result,
+                   const std::map<std::string, int64_t> &sharedBytes,
+                   rt::Manifest &m) {
+  m.compilerVersion = compilerVersion();
+  m.module = result.moduleName;
+  for (const fe::KernelDecl &k : mod.kernels()) {
+    rt::KernelInfo info;
+    info.name = k.name;
+    info.numWarps = int(k.numWarps);
+    for (size_t i = 0; i < k.grid.size() && i < 3; ++i)
+      info.grid[i] = fe::manifestExpr(*k.grid[i]);
+    for (const fe::ParamDecl &p : k.params) {
+      rt::ParamInfo param;
+      param.name = p.var->name;
+      param.dtype = toDType(p.var->type.elem.scalar);
+      if (p.var->type.isPointer()) {
+        param.kind = rt::ParamKind::Tensor;
+        param.align = p.align;
+        for (const fe::ExprPtr &d : p.shape)
+          param.shape.push_back(fe::manifestExpr(*d));
+      } else {
+        param.kind = rt::ParamKind::Scalar;
+        param.multipleOf = p.multipleOf.value_or(1);
+      }
+      info.params.push_back(param);
+    }
+    auto addVariant = [&](const std::string &name, const std::string &symbol,
+                          std::optional<int64_t> maxnreg,
+                          std::optional<int64_t> minCtas, const fe::Expr *when) {
+      rt::VariantInfo v;
+      v.name = name;
+      v.symbol = symbol;
+      v.maxnreg = int(maxnreg.value_or(0));
+      v.minCtasPerSm = int(minCtas.value_or(0));
+      v.when = when ? fe::manifestExpr(*when) : "";
+      info.variants.push_back(v);
+      auto it = sharedBytes.find(symbol);
+      if (it != sharedBytes.end())
+        info.sharedBytes = std::max(info.sharedBytes, it->second);
+    };
+    for (const fe::Variant &v : k.variants)
+      addVariant(v.name, variantSymbol(k.name, v.name),
+                 v.maxnreg ? v.maxnreg : k.maxnreg,
+                 v.minCtasPerSm ? v.minCtasPerSm : k.minCtasPerSm, v.when.get());
+    addVariant("default", k.name, k.maxnreg, k.minCtasPerSm, nullptr);
+    m.kernels.push_back(std::move(info));
+  }
+}
+
+} // namespace
+
+const char *compilerVersion() { return MEGAC_VERSION_STRING; }
+
+CompileResult compile(const CompileOptions &options) {
+  CompileResult result;
+  result.moduleName = baseName(options.path);
+  auto start = Clock::now();
+
+  fe::SourceManager sm;
+  fe::DiagnosticEngine diags(sm);
+  auto finish = [&]() -> CompileResult & {
+    result.diagnostics = diags.formatted();
+    return result;
+  };
+
+  std::vector<const Target *> targets;
+  for (const std::string &name : options.targets) {
+    const Target *t = findTarget(name);
+    if (!t) {
+      diags.error({}, "unknown target '" + name + "'",
+                  "known targets: " + targetNames());
+      return finish();
+    }
+    targets.push_back(t);
+  }
+  if (targets.empty())
+    for (const Target &t : allTargets())
+      targets.push_back(&t);
+
+  std::unique_ptr<fe::Module> mod =
+      options.text ? fe::parseAndAnalyzeText(sm, options.path, *options.text,
+                                             options.defines, diags)
+                   : fe::parseAndAnalyze(sm, options.path, options.defines, diags);
+  if (!mod || diags.hasErrors())
+    return finish();
+  {
+    std::ostringstream os;
+    fe::printAST(*mod, os);
+    result.ast = os.str();
+  }
+  for (const fe::KernelDecl &k : mod->kernels()) {
+    result.kernelNames.push_back(k.name);
+    result.symbols[k.name].push_back(k.name);
+    result.maxnreg[k.name] = int(k.maxnreg.value_or(0));
+    for (const fe::Variant &v : k.variants) {
+      std::string sym = variantSymbol(k.name, v.name);
+      result.symbols[k.name].push_back(sym);
+      result.maxnreg[sym] = int(v.maxnreg ? *v.maxnreg : k.maxnreg.value_or(0));
+    }
+  }
+
+  DialectRegistry registry;
+  registry.insert<tile::TileDialect>();
+  registerLoweringDialects(registry);
+  registerTranslationDialects(registry);
+  MLIRContext ctx(registry, MLIRContext::Threading::DISABLED);
+  ctx.loadAllAvailableDialects();
+  DiagnosticBridge bridge(ctx, sm, diags);
+
+  OwningOpRef<ModuleOp> tileModule = emitTileIR(ctx, *mod, sm);
+  if (!tileModule || diags.hasErrors())
+    return finish();
+  if (failed(verify(*tileModule)))
+    return finish();
+  result.tileIR = print(*tileModule);
+  double frontendMs = msSince(start);
+
+  std::string libdevice = findLibdevice();
+  std::optional<std::string> ptxas =
+      options.runPtxas ? findPtxas() : std::nullopt;
+  std::map<std::string, int64_t> sharedBytes;
+  rt::Bundle bundle;
+
+  for (const Target *target : targets) {
+    auto t0 = Clock::now();
+    TargetOutput out;
+    out.target = target->name;
+    OwningOpRef<ModuleOp> module = (*tileModule).clone();
+    PassManager pm(&ctx);
+    if (options.printIRAfterAll) {
+      ctx.disableMultithreading();
+      pm.enableIRPrinting([](Pass *, Operation *) { return false; },
+                          [](Pass *, Operation *) { return true; },
+                          /*printModuleScope=*/true,
+                          /*printAfterOnlyOnChange=*/false);
+    }
+    pm.addPass(createCSEPass());
+    pm.addPass(tile::createTileAssignLayouts());
+    pm.addPass(tile::createTileRemoveLayoutConversions());
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+    if (failed(pm.run(*module)))
+      return finish();
+    if (options.keepIR)
+      out.tileIR = print(*module);
+    if (failed(lowerTileToLLVM(*module, *target)))
+      return finish();
+    module->walk([&](LLVM::LLVMFuncOp f) {
+      if (auto a = f->getAttrOfType<IntegerAttr>(tile::attr::kSharedBytes)) {
+        sharedBytes[f.getName().str()] =
+            std::max(sharedBytes[f.getName().str()], a.getInt());
+        f->removeAttr(tile::attr::kSharedBytes);
+      }
+    });
+    if (options.keepIR || options.printIRAfterAll) {
+      out.llvmDialect = print(*module);
+      if (options.printIRAfterAll)
+        llvm::errs() << "// -----// IR Dump After convert-tile-to-llvm ("
+                     << target->name << ") //----- //\n"
+                     << out.llvmDialect << "\n";
+    }
+    auto ptx = emitPTX(*module, *target, libdevice);
+    if (failed(ptx))
+      return finish();
+    if (options.keepIR || options.printIRAfterAll)
+      out.llvmIR = ptx->llvmIR;
+    if (options.printIRAfterAll)
+      llvm::errs() << "// -----// LLVM IR (" << target->name << ") //----- //\n"
+                   << ptx->llvmIR << "\n";
+    out.ptx = std::move(ptx->ptx);
+    out.compileMs = frontendMs + msSince(t0);
+    if (ptxas) {
+      auto t1 = Clock::now();
+      PtxasResult assembled = runPtxas(*ptxas, out.ptx, target->name);
+      out.ptxasMs = msSince(t1);
+      out.ptxasRan = true;
+      out.ptxasLog = assembled.log;
+      if (!assembled.ok) {
+        diags.error({}, "ptxas rejected the PTX for " + target->name + ":\n" +
+                            assembled.log,
+                    "this is a compiler bug: please report it with the source");
+        return finish();
+      }
+      out.cubin = std::move(assembled.cubin);
+      out.resources = std::move(assembled.kernels);
+    }
+    result.targets.push_back(std::move(out));
+  }
+
+  buildManifest(*mod, result, sharedBytes, bundle.manifest);
+  bundle.manifest.sourceHash = hashSource(sm.text(mod->root().fileId));
+  for (const TargetOutput &out : result.targets) {
+    bundle.blobs.push_back(out.ptx);
+    rt::ImageInfo ptxImage;
+    ptxImage.target = out.target;
+    ptxImage.kind = rt::ImageKind::Ptx;
+    ptxImage.section = int(bundle.blobs.size());
+    bundle.manifest.images.push_back(ptxImage);
+    if (!out.cubin.empty()) {
+      bundle.blobs.push_back(out.cubin);
+      rt::ImageInfo cubin;
+      cubin.target = out.target;
+      cubin.kind = rt::ImageKind::Cubin;
+      cubin.section = int(bundle.blobs.size());
+      for (auto &[symbol, r] : out.resources)
+        cubin.resources[symbol] = {r.registers, r.spills(), r.stack, r.shared};
+      bundle.manifest.images.push_back(cubin);
+    }
+  }
+  result.manifestJson = rt::manifestToJson(bundle.manifest);
+  result.bundle = rt::writeBundle(bundle);
+  result.ok = !diags.hasErrors();
+  return finish();
+}
+
+} // namespace megac

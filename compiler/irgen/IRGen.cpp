@@ -1,0 +1,718 @@
+#include "IRGen.h"
+
+#include "Tile/IR/TileDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/DenseMap.h"
+
+using namespace mlir;
+namespace fe = megac::fe;
+
+namespace megac {
+namespace {
+
+class IRGen {
+public:
+  IRGen(MLIRContext &ctx, const fe::SourceManager &sm)
+      : ctx(ctx), sm(sm), b(&ctx) {}
+
+  OwningOpRef<ModuleOp> run(const fe::Module &module);
+
+private:
+  // --- types and locations ----------------------------------------------------
+  Location loc(fe::SourceRange r) {
+    if (!r.isValid())
+      return UnknownLoc::get(&ctx);
+    auto lc = sm.lineCol(r.file, r.begin);
+    return FileLineColLoc::get(&ctx, sm.name(r.file), lc.line, lc.col);
+  }
+  Type scalarType(fe::ScalarKind k) {
+    using K = fe::ScalarKind;
+    switch (k) {
+    case K::I1:
+      return b.getI1Type();
+    case K::I8:
+    case K::U8:
+    case K::F4E2M1X2: // a byte holding two E2M1 values
+      return b.getI8Type();
+    case K::I16:
+    case K::U16:
+      return b.getI16Type();
+    case K::I32:
+    case K::U32:
+      return b.getI32Type();
+    case K::I64:
+    case K::U64:
+      return b.getI64Type();
+    case K::F16:
+      return b.getF16Type();
+    case K::BF16:
+      return b.getBF16Type();
+    case K::F32:
+      return b.getF32Type();
+    case K::F64:
+      return b.getF64Type();
+    case K::F8E4M3:
+      return b.getType<Float8E4M3FNType>();
+    case K::F8E5M2:
+      return b.getType<Float8E5M2Type>();
+    case K::E8M0:
+      return b.getType<Float8E8M0FNUType>();
+    }
+    return b.getI32Type();
+  }
+  Type elementType(const fe::ElementType &e) {
+    Type s = scalarType(e.scalar);
+    return e.isPointer ? Type(tile::PtrType::get(&ctx, s)) : s;
+  }
+  Type toMLIR(const fe::Type &t) {
+    Type elem = elementType(t.elem);
+    if (t.shape.empty())
+      return elem;
+    return RankedTensorType::get(t.shape, elem);
+  }
+
+  // --- statements ---------------------------------------------------------------
+  LogicalResult emitKernel(const fe::KernelDecl &k, const std::string &symbol,
+                           int64_t numWarps, std::optional<int64_t> maxnreg,
+                           std::optional<int64_t> minCtas, ModuleOp module);
+  LogicalResult emitBlock(const fe::Block &block, size_t from = 0);
+  LogicalResult emitStmt(const fe::Stmt &s);
+  LogicalResult emitFor(const fe::ForStmt &s);
+  LogicalResult emitIf(const fe::IfStmt &s, const fe::Block *rest,
+                       size_t restFrom);
+
+  // --- expressions --------------------------------------------------------------
+  Value emit(const fe::Expr &e);
+  Value emitLiteral(const fe::Expr &e, Attribute scalar);
+  Value emitBinary(const fe::BinaryExpr &e);
+  Value emitCast(Value v, const fe::Type &from, const fe::Type &to,
+                 fe::Rounding rounding, bool saturate, Location l);
+  Value emitCall(const fe::CallExpr &e);
+  Value constant(Type type, double v) {
+    Type elem = getElementTypeOrSelf(type);
+    TypedAttr scalar = isa<FloatType>(elem)
+                           ? TypedAttr(b.getFloatAttr(elem, v))
+                           : TypedAttr(b.getIntegerAttr(elem, int64_t(v)));
+    if (auto t = dyn_cast<RankedTensorType>(type))
+      return b.create<arith::ConstantOp>(b.getUnknownLoc(),
+                                         SplatElementsAttr::get(t, scalar));
+    return b.create<arith::ConstantOp>(b.getUnknownLoc(), scalar);
+  }
+  Type withF32(Type t) { return tile::withElementType(t, b.getF32Type()); }
+  bool fail(fe::SourceRange r, const Twine &msg) {
+    emitError(loc(r), msg);
+    failed_ = true;
+    return false;
+  }
+
+  static bool isFloatType(const fe::Type &t) {
+    return fe::isFloat(t.elem.scalar) && !t.elem.isPointer;
+  }
+  static bool isSignedType(const fe::Type &t) {
+    return fe::isSigned(t.elem.scalar);
+  }
+
+  MLIRContext &ctx;
+  const fe::SourceManager &sm;
+  OpBuilder b;
+  llvm::DenseMap<const fe::VarDecl *, Value> vars;
+  bool failed_ = false;
+  bool returned = false; // the current block ended with `return;`
+};
+
+OwningOpRef<ModuleOp> IRGen::run(const fe::Module &module) {
+  ctx.loadDialect<tile::TileDialect, arith::ArithDialect, math::MathDialect,
+                  scf::SCFDialect, func::FuncDialect>();
+  auto owned = ModuleOp::create(loc(module.root().kernels.empty()
+                                        ? fe::SourceRange()
+                                        : module.root().kernels[0].range));
+  for (const fe::KernelDecl &k : module.kernels()) {
+    if (failed(emitKernel(k, k.name, k.numWarps, k.maxnreg, k.minCtasPerSm,
+                          owned)))
+      return nullptr;
+    for (const fe::Variant &v : k.variants) {
+      if (failed(emitKernel(k, variantSymbol(k.name, v.name),
+                            v.numWarps.value_or(k.numWarps),
+                            v.maxnreg ? v.maxnreg : k.maxnreg,
+                            v.minCtasPerSm ? v.minCtasPerSm : k.minCtasPerSm,
+                            owned)))
+        return nullptr;
+    }
+  }
+  return owned;
+}
+
+LogicalResult IRGen::emitKernel(const fe::KernelDecl &k,
+                                const std::string &symbol, int64_t numWarps,
+                                std::optional<int64_t> maxnreg,
+                                std::optional<int64_t> minCtas,
+                                ModuleOp module) {
+  vars.clear();
+  returned = false;
+  SmallVector<Type> params;
+  for (const fe::ParamDecl &p : k.params)
+    params.push_back(toMLIR(p.var->type));
+  b.setInsertionPointToEnd(module.getBody());
+  auto func = b.create<func::FuncOp>(loc(k.range), symbol,
+                                     b.getFunctionType(params, {}));
+  func->setAttr(tile::attr::kKernel, b.getUnitAttr());
+  func->setAttr(tile::attr::kNumWarps, b.getI32IntegerAttr(int32_t(numWarps)));
+  if (maxnreg)
+    func->setAttr(tile::attr::kMaxNReg, b.getI32IntegerAttr(int32_t(*maxnreg)));
+  if (minCtas)
+    func->setAttr(tile::attr::kMinCtasPerSM,
+                  b.getI32IntegerAttr(int32_t(*minCtas)));
+  for (size_t i = 0; i < k.params.size(); ++i) {
+    const fe::ParamDecl &p = k.params[i];
+    if (p.var->type.isPointer())
+      func.setArgAttr(i, tile::attr::kAlignment, b.getI64IntegerAttr(p.align));
+    else if (p.multipleOf)
+      func.setArgAttr(i, tile::attr::kDivisibility,
+                      b.getI64IntegerAttr(*p.multipleOf));
+  }
+  Block *entry = func.addEntryBlock();
+  for (size_t i = 0; i < k.params.size(); ++i)
+    vars[k.params[i].var.get()] = entry->getArgument(i);
+  b.setInsertionPointToStart(entry);
+  if (failed(emitBlock(k.body)) || failed_)
+    return failure();
+  b.create<func::ReturnOp>(loc(k.range));
+  return success();
+}
+
+// A statement list whose last statement is `return;`.
+bool endsWithReturn(const fe::Block &block) {
+  return !block.empty() && fe::isa<fe::ReturnStmt>(block.back().get());
+}
+
+LogicalResult IRGen::emitBlock(const fe::Block &block, size_t from) {
+  for (size_t i = from; i < block.size(); ++i) {
+    const fe::Stmt &s = *block[i];
+    if (fe::isa<fe::ReturnStmt>(&s)) {
+      returned = true;
+      return success(); // statements after a return never run
+    }
+    // `if c { ...; return; } rest`: the rest runs only on the other branch.
+    if (auto *branch = fe::dyn_cast<fe::IfStmt>(&s))
+      if (endsWithReturn(branch->thenBody) || endsWithReturn(branch->elseBody))
+        return emitIf(*branch, &block, i + 1);
+    if (failed(emitStmt(s)))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult IRGen::emitStmt(const fe::Stmt &s) {
+  if (auto *let = fe::dyn_cast<fe::LetStmt>(&s)) {
+    Value v = emit(*let->init);
+    if (!v)
+      return failure();
+    vars[let->var.get()] = v;
+    return success();
+  }
+  if (auto *assign = fe::dyn_cast<fe::AssignStmt>(&s)) {
+    Value v = emit(*assign->value);
+    if (!v)
+      return failure();
+    vars[assign->target] = v;
+    return success();
+  }
+  if (auto *expr = fe::dyn_cast<fe::ExprStmt>(&s)) {
+    emit(*expr->expr);
+    return failure(failed_);
+  }
+  if (auto *loop = fe::dyn_cast<fe::ForStmt>(&s))
+    return emitFor(*loop);
+  if (auto *branch = fe::dyn_cast<fe::IfStmt>(&s))
+    return emitIf(*branch, nullptr, 0);
+  fail(s.range, "this statement is not supported here");
+  return failure();
+}
+
+LogicalResult IRGen::emitFor(const fe::ForStmt &s) {
+  Value lb = emit(*s.start), ub = emit(*s.end), step = emit(*s.step);
+  if (!lb || !ub || !step)
+    return failure();
+  SmallVector<Value> inits;
+  for (const fe::CarriedVar &c : s.carried)
+    inits.push_back(vars.lookup(c.var));
+  auto loop = b.create<scf::ForOp>(loc(s.range), lb, ub, step, inits);
+  OpBuilder::InsertionGuard guard(b);
+  Block *body = loop.getBody();
+  if (!body->empty() && body->back().hasTrait<OpTrait::IsTerminator>())
+    body->back().erase();
+  b.setInsertionPointToEnd(body);
+  vars[s.index.get()] = loop.getInductionVar();
+  for (auto [c, arg] : llvm::zip(s.carried, loop.getRegionIterArgs()))
+    vars[c.var] = arg;
+  bool outerReturned = returned;
+  if (failed(emitBlock(s.body)))
+    return failure();
+  if (returned && !outerReturned)
+    return fail(s.range, "'return' inside a loop is not supported"), failure();
+  SmallVector<Value> yields;
+  for (const fe::CarriedVar &c : s.carried)
+    yields.push_back(vars.lookup(c.var));
+  b.create<scf::YieldOp>(loc(s.range), yields);
+  b.setInsertionPointAfter(loop);
+  for (auto [c, result] : llvm::zip(s.carried, loop.getResults()))
+    vars[c.var] = result;
+  return success();
+}
+
+LogicalResult IRGen::emitIf(const fe::IfStmt &s, const fe::Block *rest,
+                            size_t restFrom) {
+  Value cond = emit(*s.cond);
+  if (!cond)
+    return failure();
+  // With a trailing return in one branch, nothing after this `if` runs on
+  // that path, so the remaining statements move into the other branch and
+  // the `if` yields nothing.
+  bool absorbsRest = rest != nullptr;
+  SmallVector<Type> types;
+  if (!absorbsRest)
+    for (const fe::CarriedVar &c : s.carried)
+      types.push_back(toMLIR(c.type));
+  auto branch = b.create<scf::IfOp>(loc(s.range), types, cond, true);
+  auto saved = vars;
+  bool thenReturned = false, elseReturned = false;
+  for (int side = 0; side < 2; ++side) {
+    const fe::Block &body = side == 0 ? s.thenBody : s.elseBody;
+    Block *block = side == 0 ? branch.thenBlock() : branch.elseBlock();
+    if (!block->empty() && block->back().hasTrait<OpTrait::IsTerminator>())
+      block->back().erase();
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToEnd(block);
+    vars = saved;
+    returned = false;
+    if (failed(emitBlock(body)))
+      return failure();
+    if (absorbsRest && !returned && failed(emitBlock(*rest, restFrom)))
+      return failure();
+    (side == 0 ? thenReturned : elseReturned) = returned;
+    SmallVector<Value> yields;
+    if (!absorbsRest)
+      for (const fe::CarriedVar &c : s.carried)
+        yields.push_back(vars.lookup(c.var));
+    b.create<scf::YieldOp>(loc(s.range), yields);
+  }
+  vars = saved;
+  if (!absorbsRest && (thenReturned || elseReturned))
+    return fail(s.range, "'return' inside a nested 'if' is not supported; "
+                         "move it to an 'if' at the top of the kernel"),
+           failure();
+  returned = absorbsRest; // the rest of the enclosing block was consumed
+  if (!absorbsRest)
+    for (auto [c, result] : llvm::zip(s.carried, branch.getResults()))
+      vars[c.var] = result;
+  return success();
+}
+
+Value IRGen::emitLiteral(const fe::Expr &e, Attribute) {
+  Type type = toMLIR(e.type);
+  Type elem = getElementTypeOrSelf(type);
+  TypedAttr scalar;
+  const fe::ConstValue &c = *e.constValue;
+  if (isa<FloatType>(elem))
+    scalar = b.getFloatAttr(elem, c.asDouble());
+  else if (elem.isInteger(1))
+    scalar = b.getBoolAttr(c.isBool() ? c.b : c.asDouble() != 0);
+  else
+    scalar = b.getIntegerAttr(elem, c.isInt() ? c.i : int64_t(c.asDouble()));
+  if (auto t = dyn_cast<RankedTensorType>(type))
+    return b.create<arith::ConstantOp>(loc(e.range),
+                                       SplatElementsAttr::get(t, scalar));
+  return b.create<arith::ConstantOp>(loc(e.range), scalar);
+}
+
+Value IRGen::emit(const fe::Expr &e) {
+  if (failed_)
+    return nullptr;
+  Location l = loc(e.range);
+  if (fe::isa<fe::IntLitExpr>(&e) || fe::isa<fe::FloatLitExpr>(&e) ||
+      fe::isa<fe::BoolLitExpr>(&e)) {
+    if (!e.constValue)
+      return fail(e.range, "internal: literal without a value"), nullptr;
+    return emitLiteral(e, {});
+  }
+  if (auto *name = fe::dyn_cast<fe::NameExpr>(&e)) {
+    if (e.constValue && !e.type.isPointer())
+      return emitLiteral(e, {});
+    Value v = vars.lookup(name->decl);
+    if (!v)
+      return fail(e.range, "'" + name->name + "' has no value here"), nullptr;
+    return v;
+  }
+  if (auto *un = fe::dyn_cast<fe::UnaryExpr>(&e)) {
+    Value x = emit(*un->operand);
+    if (!x)
+      return nullptr;
+    switch (un->op) {
+    case fe::UnaryOp::Neg:
+      if (isFloatType(e.type))
+        return b.create<arith::NegFOp>(l, x);
+      return b.create<arith::SubIOp>(l, constant(x.getType(), 0), x);
+    case fe::UnaryOp::Not:
+      return b.create<arith::XOrIOp>(l, x, constant(x.getType(), 1));
+    case fe::UnaryOp::BitNot:
+      return b.create<arith::XOrIOp>(l, x, constant(x.getType(), -1));
+    }
+  }
+  if (auto *bin = fe::dyn_cast<fe::BinaryExpr>(&e))
+    return emitBinary(*bin);
+  if (auto *cast = fe::dyn_cast<fe::CastExpr>(&e)) {
+    Value x = emit(*cast->operand);
+    if (!x)
+      return nullptr;
+    return emitCast(x, cast->operand->type, e.type, cast->rounding,
+                    cast->saturate.value_or(false), l);
+  }
+  if (auto *call = fe::dyn_cast<fe::CallExpr>(&e))
+    return emitCall(*call);
+  if (auto *index = fe::dyn_cast<fe::IndexExpr>(&e)) {
+    Value x = emit(*index->base);
+    if (!x)
+      return nullptr;
+    auto t = cast<RankedTensorType>(x.getType());
+    SmallVector<int64_t> shape(t.getShape());
+    for (size_t d = 0; d < index->isNewDim.size(); ++d)
+      if (index->isNewDim[d]) {
+        shape.insert(shape.begin() + d, 1);
+        x = b.create<tile::ExpandDimsOp>(
+            l, RankedTensorType::get(shape, t.getElementType()), x,
+            b.getI32IntegerAttr(int32_t(d)));
+      }
+    return x;
+  }
+  if (auto *bc = fe::dyn_cast<fe::BroadcastExpr>(&e)) {
+    Value x = emit(*bc->operand);
+    if (!x)
+      return nullptr;
+    auto to = cast<RankedTensorType>(toMLIR(e.type));
+    if (!isa<RankedTensorType>(x.getType()))
+      return b.create<tile::SplatOp>(l, to, x);
+    if (x.getType() == to)
+      return x;
+    return b.create<tile::BroadcastOp>(l, to, x);
+  }
+  if (auto *inl = fe::dyn_cast<fe::InlinedCallExpr>(&e)) {
+    if (failed(emitBlock(inl->body)))
+      return nullptr;
+    return emit(*inl->result);
+  }
+  return fail(e.range, "this expression is not supported by code generation"),
+         nullptr;
+}
+
+Value IRGen::emitBinary(const fe::BinaryExpr &e) {
+  Value x = emit(*e.lhs), y = emit(*e.rhs);
+  if (!x || !y)
+    return nullptr;
+  Location l = loc(e.opRange);
+  const fe::Type &operand = e.lhs->type;
+  using Op = fe::BinaryOp;
+  if (operand.isPointer()) {
+    if (e.op == Op::Sub)
+      y = b.create<arith::SubIOp>(l, constant(y.getType(), 0), y);
+    if (e.op == Op::Add || e.op == Op::Sub)
+      return b.create<tile::AddPtrOp>(l, x.getType(), x, y);
+    return fail(e.range, "unsupported pointer operation"), nullptr;
+  }
+  bool isF = isFloatType(operand), isS = isSignedType(operand);
+  if (fe::isComparison(e.op)) {
+    if (isF) {
+      arith::CmpFPredicate p;
+      switch (e.op) {
+      case Op::Eq: p = arith::CmpFPredicate::OEQ; break;
+      case Op::Ne: p = arith::CmpFPredicate::UNE; break;
+      case Op::Lt: p = arith::CmpFPredicate::OLT; break;
+      case Op::Le: p = arith::CmpFPredicate::OLE; break;
+      case Op::Gt: p = arith::CmpFPredicate::OGT; break;
+      default: p = arith::CmpFPredicate::OGE; break;
+      }
+      return b.create<arith::CmpFOp>(l, p, x, y);
+    }
+    arith::CmpIPredicate p;
+    switch (e.op) {
+    case Op::Eq: p = arith::CmpIPredicate::eq; break;
+    case Op::Ne: p = arith::CmpIPredicate::ne; break;
+    case Op::Lt: p = isS ? arith::CmpIPredicate::slt : arith::CmpIPredicate::ult; break;
+    case Op::Le: p = isS ? arith::CmpIPredicate::sle : arith::CmpIPredicate::ule; break;
+    case Op::Gt: p = isS ? arith::CmpIPredicate::sgt : arith::CmpIPredicate::ugt; break;
+    default: p = isS ? arith::CmpIPredicate::sge : arith::CmpIPredicate::uge; break;
+    }
+    return b.create<arith::CmpIOp>(l, p, x, y);
+  }
+  switch (e.op) {
+  case Op::LogicalOr:
+  case Op::BitOr:
+    return b.create<arith::OrIOp>(l, x, y);
+  case Op::LogicalAnd:
+  case Op::BitAnd:
+    return b.create<arith::AndIOp>(l, x, y);
+  case Op::BitXor:
+    return b.create<arith::XOrIOp>(l, x, y);
+  case Op::Shl:
+    return b.create<arith::ShLIOp>(l, x, y);
+  case Op::Shr:
+    return isS ? b.create<arith::ShRSIOp>(l, x, y).getResult()
+               : b.create<arith::ShRUIOp>(l, x, y).getResult();
+  case Op::Add:
+    return isF ? b.create<arith::AddFOp>(l, x, y).getResult()
+               : b.create<arith::AddIOp>(l, x, y).getResult();
+  case Op::Sub:
+    return isF ? b.create<arith::SubFOp>(l, x, y).getResult()
+               : b.create<arith::SubIOp>(l, x, y).getResult();
+  case Op::Mul:
+    return isF ? b.create<arith::MulFOp>(l, x, y).getResult()
+               : b.create<arith::MulIOp>(l, x, y).getResult();
+  case Op::Div:
+    if (isF)
+      return b.create<arith::DivFOp>(l, x, y);
+    return isS ? b.create<arith::DivSIOp>(l, x, y).getResult()
+               : b.create<arith::DivUIOp>(l, x, y).getResult();
+  case Op::Rem:
+    if (isF)
+      return b.create<arith::RemFOp>(l, x, y);
+    return isS ? b.create<arith::RemSIOp>(l, x, y).getResult()
+               : b.create<arith::RemUIOp>(l, x, y).getResult();
+  default:
+    break;
+  }
+  return fail(e.range, "unsupported operator"), nullptr;
+}
+
+Value IRGen::emitCast(Value v, const fe::Type &from, const fe::Type &to,
+                      fe::Rounding rounding, bool saturate, Location l) {
+  Type dst = toMLIR(to);
+  if (v.getType() == dst)
+    return v;
+  using K = fe::ScalarKind;
+  K fk = from.elem.scalar, tk = to.elem.scalar;
+  bool fFloat = fe::isFloat(fk), tFloat = fe::isFloat(tk);
+  bool tNarrow = tk == K::F8E4M3 || tk == K::F8E5M2;
+  bool fNarrow = fk == K::F8E4M3 || fk == K::F8E5M2;
+  if (tk == K::F4E2M1X2 || tk == K::E8M0 || fk == K::F4E2M1X2 || fk == K::E8M0) {
+    emitError(l, "casts to or from ")
+        << fe::scalarKindName(tk == K::F4E2M1X2 || tk == K::E8M0 ? tk : fk)
+        << " are not supported: use quantize/dequantize";
+    failed_ = true;
+    return nullptr;
+  }
+  if (tNarrow) {
+    if (!fFloat) {
+      emitError(l, "convert integers to f32 before casting to ")
+          << fe::scalarKindName(tk);
+      failed_ = true;
+      return nullptr;
+    }
+    if (rounding != fe::Rounding::RNE) {
+      emitError(l, "only rne rounding exists for ") << fe::scalarKindName(tk);
+      failed_ = true;
+      return nullptr;
+    }
+    (void)saturate; // the hardware conversion always saturates to finite
+    return b.create<tile::FpTruncOp>(l, dst, v, b.getStringAttr("rne"),
+                                     b.getBoolAttr(true));
+  }
+  if (fNarrow) {
+    if (!tFloat) {
+      emitError(l, "cast ") << fe::scalarKindName(fk) << " to f32 first";
+      failed_ = true;
+      return nullptr;
+    }
+    return b.create<arith::ExtFOp>(l, dst, v);
+  }
+  Type fe_ = getElementTypeOrSelf(v.getType()), te = getElementTypeOrSelf(dst);
+  if (fFloat && tFloat) {
+    if (te.getIntOrFloatBitWidth() > fe_.getIntOrFloatBitWidth())
+      return b.create<arith::ExtFOp>(l, dst, v);
+    if (te.getIntOrFloatBitWidth() == fe_.getIntOrFloatBitWidth()) {
+      // f16 <-> bf16 goes through f32, which is exact for both.
+      Value wide = b.create<arith::ExtFOp>(l, withF32(v.getType()), v);
+      return b.create<arith::TruncFOp>(l, dst, wide);
+    }
+    return b.create<arith::TruncFOp>(l, dst, v);
+  }
+  if (!fFloat && !tFloat) {
+    if (tk == K::I1)
+      return b.create<arith::CmpIOp>(l, arith::CmpIPredicate::ne, v,
+                                     constant(v.getType(), 0));
+    unsigned fw = fe_.getIntOrFloatBitWidth(), tw = te.getIntOrFloatBitWidth();
+    if (tw > fw)
+      return fe::isSigned(fk) ? b.create<arith::ExtSIOp>(l, dst, v).getResult()
+                              : b.create<arith::ExtUIOp>(l, dst, v).getResult();
+    if (tw < fw)
+      return b.create<arith::TruncIOp>(l, dst, v);
+    return v; // same width, other signedness: same bits
+  }
+  if (tFloat)
+    return fe::isSigned(fk) ? b.create<arith::SIToFPOp>(l, dst, v).getResult()
+                            : b.create<arith::UIToFPOp>(l, dst, v).getResult();
+  return fe::isSigned(tk) ? b.create<arith::FPToSIOp>(l, dst, v).getResult()
+                          : b.create<arith::FPToUIOp>(l, dst, v).getResult();
+}
+
+Value IRGen::emitCall(const fe::CallExpr &e) {
+  using B = fe::Builtin;
+  Location l = loc(e.range);
+  Type result = e.type.isValue() ? toMLIR(e.type) : Type();
+  auto arg = [&](size_t i) -> Value {
+    const fe::Expr *a = e.arg(i);
+    return a ? emit(*a) : Value();
+  };
+  switch (e.builtin) {
+  case B::ProgramId:
+    return b.create<tile::ProgramIdOp>(l, b.getI32Type(), e.axis);
+  case B::NumPrograms:
+    return b.create<tile::NumProgramsOp>(l, b.getI32Type(), e.axis);
+  case B::Arange:
+    return b.create<tile::ArangeOp>(l, result, int32_t(e.start),
+                                    int32_t(e.start + e.shape[0]));
+  case B::Zeros:
+    return constant(result, 0);
+  case B::Full: {
+    const fe::Expr *v = e.arg(0);
+    if (v->constValue)
+      return constant(result, v->constValue->asDouble());
+    Value s = emit(*v);
+    return s ? b.create<tile::SplatOp>(l, result, s).getResult() : Value();
+  }
+  case B::Load: {
+    Value ptr = arg(0), mask = arg(1), other = arg(2);
+    if (!ptr)
+      return nullptr;
+    return b.create<tile::LoadOp>(l, result, ptr, mask, other);
+  }
+  case B::Store: {
+    Value ptr = arg(0), value = arg(1), mask = arg(2);
+    if (!ptr || !value)
+      return nullptr;
+    b.create<tile::StoreOp>(l, ptr, value, mask);
+    return ptr; // statements discard it
+  }
+  case B::AtomicAdd:
+  case B::AtomicMax: {
+    Value ptr = arg(0), value = arg(1), mask = arg(2);
+    if (!ptr || !value)
+      return nullptr;
+    return b.create<tile::AtomicRMWOp>(
+        l, value.getType(), b.getStringAttr(e.builtin == B::AtomicAdd ? "add" : "max"),
+        ptr, value, mask);
+  }
+  default:
+    break;
+  }
+
+  SmallVector<Value> args;
+  for (size_t i = 0; i < e.args.size(); ++i) {
+    Value v = arg(i);
+    if (!v)
+      return nullptr;
+    args.push_back(v);
+  }
+  const fe::Type &argType = e.args.empty() ? e.type : e.arg(0)->type;
+  bool isF = isFloatType(argType), isS = isSignedType(argType);
+  Value x = args.empty() ? Value() : args[0];
+  switch (e.builtin) {
+  case B::Exp:
+    return b.create<math::ExpOp>(l, x);
+  case B::Exp2:
+    return b.create<math::Exp2Op>(l, x);
+  case B::Log:
+    return b.create<math::LogOp>(l, x);
+  case B::Log2:
+    return b.create<math::Log2Op>(l, x);
+  case B::Sqrt:
+    return b.create<math::SqrtOp>(l, x);
+  case B::Rsqrt:
+    return b.create<math::RsqrtOp>(l, x);
+  case B::Tanh:
+    return b.create<math::TanhOp>(l, x);
+  case B::Abs:
+    return isF ? b.create<math::AbsFOp>(l, x).getResult()
+               : b.create<math::AbsIOp>(l, x).getResult();
+  case B::Sigmoid:
+  case B::Silu: {
+    // x / (1 + exp(-x)): the formula PyTorch's kernels use, so results match
+    // to the bit.
+    Value one = constant(x.getType(), 1.0);
+    Value e1 = b.create<math::ExpOp>(l, b.create<arith::NegFOp>(l, x));
+    Value den = b.create<arith::AddFOp>(l, one, e1);
+    return b.create<arith::DivFOp>(l, e.builtin == B::Silu ? x : one, den);
+  }
+  case B::Softplus: {
+    // PyTorch's default: x above the threshold 20 passes through.
+    Value ex = b.create<math::ExpOp>(l, x);
+    Value lp = b.create<math::Log1pOp>(l, ex);
+    Value big = b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OGT, x,
+                                        constant(x.getType(), 20.0));
+    return b.create<arith::SelectOp>(l, big, x, lp);
+  }
+  case B::Fma:
+    return b.create<math::FmaOp>(l, args[0], args[1], args[2]);
+  case B::Minimum:
+    if (isF)
+      return b.create<arith::MinimumFOp>(l, args[0], args[1]);
+    return isS ? b.create<arith::MinSIOp>(l, args[0], args[1]).getResult()
+               : b.create<arith::MinUIOp>(l, args[0], args[1]).getResult();
+  case B::Maximum:
+    if (isF)
+      return b.create<arith::MaximumFOp>(l, args[0], args[1]);
+    return isS ? b.create<arith::MaxSIOp>(l, args[0], args[1]).getResult()
+               : b.create<arith::MaxUIOp>(l, args[0], args[1]).getResult();
+  case B::Where:
+    return b.create<arith::SelectOp>(l, args[0], args[1], args[2]);
+  case B::Cdiv: {
+    Value one = constant(args[1].getType(), 1);
+    Value num = b.create<arith::AddIOp>(
+        l, args[0], b.create<arith::SubIOp>(l, args[1], one));
+    return isS ? b.create<arith::DivSIOp>(l, num, args[1]).getResult()
+               : b.create<arith::DivUIOp>(l, num, args[1]).getResult();
+  }
+  case B::Sum:
+  case B::ReduceMax:
+  case B::ReduceMin:
+  case B::Argmax:
+  case B::Argmin: {
+    const char *kind = e.builtin == B::Sum         ? "sum"
+                       : e.builtin == B::ReduceMax ? "max"
+                       : e.builtin == B::ReduceMin ? "min"
+                       : e.builtin == B::Argmax    ? "argmax"
+                                                   : "argmin";
+    return b.create<tile::ReduceOp>(l, result, x,
+                                    b.getI32IntegerAttr(std::max(0, e.axis)),
+                                    b.getStringAttr(kind));
+  }
+  case B::BroadcastTo:
+    if (!isa<RankedTensorType>(x.getType()))
+      return b.create<tile::SplatOp>(l, result, x);
+    return x.getType() == result ? x
+                                 : b.create<tile::BroadcastOp>(l, result, x).getResult();
+  case B::ExpandDims:
+    return b.create<tile::ExpandDimsOp>(l, result, x,
+                                        b.getI32IntegerAttr(e.axis));
+  case B::Reshape:
+    return fail(e.range, "reshape is not supported by code generation yet"),
+           nullptr;
+  default:
+    break;
+  }
+  return fail(e.range, "'" + e.callee + "' is not supported by code generation"),
+         nullptr;
+}
+
+} // namespace
+
+std::string variantSymbol(const std::string &kernel, const std::string &variant) {
+  return kernel + "__" + variant;
+}
+
+OwningOpRef<ModuleOp> emitTileIR(MLIRContext &ctx, const fe::Module &module,
+                                 const fe::SourceManager &sm) {
+  return IRGen(ctx, sm).run(module);
+}
+
+} // namespace megac

@@ -1,0 +1,211 @@
+// megac: compile .mega tile-language modules to PTX, cubins and bundles.
+#include "../driver/Compiler.h"
+#include "../target/Target.h"
+#include "megac/runtime/bundle.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+namespace {
+
+const char *kUsage = R"(usage: megac FILE.mega... [options]
+
+Compiles tile-language modules to PTX for NVIDIA GPUs.
+
+options:
+  --target T          sm_90a, sm_100a, sm_103a, or all (default: all); repeatable
+  -o OUT              write the output here (default: stdout, or a report)
+  --emit KIND         ast | tile | tile-layout | llvm | llvm-ir | ptx | cubin |
+                      bundle | header | report
+                      (default: bundle with -o FILE.mgb, else report)
+  -D NAME=VALUE       override a compile-time constant; repeatable
+  --no-ptxas          skip ptxas (no cubin, no register report)
+  --print-ir-after-all  print the IR after every stage to stderr
+  --help, --version
+
+With no -o and no --emit, megac prints one row per kernel, variant and target:
+registers, spills, stack, shared memory and compile time.
+)";
+
+struct Args {
+  std::vector<std::string> files;
+  std::vector<std::string> targets;
+  std::string output;
+  std::string emit;
+  std::map<std::string, std::string> defines;
+  bool ptxas = true;
+  bool printIR = false;
+};
+
+[[noreturn]] void usageError(const std::string &msg) {
+  std::cerr << "megac: error: " << msg << "\nhint: run 'megac --help'\n";
+  std::exit(1);
+}
+
+Args parseArgs(int argc, char **argv) {
+  Args a;
+  for (int i = 1; i < argc; ++i) {
+    std::string s = argv[i];
+    auto value = [&](const char *flag) -> std::string {
+      if (i + 1 >= argc)
+        usageError(std::string(flag) + " needs a value");
+      return argv[++i];
+    };
+    if (s == "--help" || s == "-h") {
+      std::cout << kUsage;
+      std::exit(0);
+    } else if (s == "--version") {
+      std::cout << "megac " << megac::compilerVersion() << "\n";
+      std::exit(0);
+    } else if (s == "--target") {
+      std::string t = value("--target");
+      if (t == "all")
+        for (const auto &target : megac::allTargets())
+          a.targets.push_back(target.name);
+      else
+        a.targets.push_back(t);
+    } else if (s.rfind("--target=", 0) == 0) {
+      a.targets.push_back(s.substr(9));
+    } else if (s == "-o") {
+      a.output = value("-o");
+    } else if (s == "--emit") {
+      a.emit = value("--emit");
+    } else if (s.rfind("--emit=", 0) == 0) {
+      a.emit = s.substr(7);
+    } else if (s == "-D" || (s.rfind("-D", 0) == 0 && s.size() > 2)) {
+      std::string def = s == "-D" ? value("-D") : s.substr(2);
+      size_t eq = def.find('=');
+      if (eq == std::string::npos || eq == 0)
+        usageError("-D expects NAME=VALUE, got '" + def + "'");
+      a.defines[def.substr(0, eq)] = def.substr(eq + 1);
+    } else if (s == "--no-ptxas") {
+      a.ptxas = false;
+    } else if (s == "--print-ir-after-all") {
+      a.printIR = true;
+    } else if (!s.empty() && s[0] == '-') {
+      usageError("unknown option '" + s + "'");
+    } else {
+      a.files.push_back(s);
+    }
+  }
+  if (a.files.empty())
+    usageError("no input file");
+  static const char *kinds[] = {"ast",   "tile", "tile-layout", "llvm",
+                                "llvm-ir", "ptx", "cubin",      "bundle",
+                                "header", "report"};
+  if (!a.emit.empty() &&
+      std::find(std::begin(kinds), std::end(kinds), a.emit) == std::end(kinds))
+    usageError("unknown --emit kind '" + a.emit + "'");
+  if (a.emit.empty()) {
+    auto ends = [&](const char *ext) {
+      return a.output.size() > strlen(ext) &&
+             a.output.compare(a.output.size() - strlen(ext), strlen(ext), ext) == 0;
+    };
+    a.emit = ends(".ptx")     ? "ptx"
+             : ends(".cubin") ? "cubin"
+             : ends(".h")     ? "header"
+             : ends(".mgb")   ? "bundle"
+                              : "report";
+  }
+  bool perTarget = a.emit == "tile-layout" || a.emit == "llvm" ||
+                   a.emit == "llvm-ir" || a.emit == "ptx" || a.emit == "cubin";
+  if (perTarget && a.targets.size() != 1)
+    usageError("--emit " + a.emit + " needs exactly one --target");
+  if (a.files.size() > 1 && a.emit != "report")
+    usageError("several input files are only allowed for the report");
+  return a;
+}
+
+void writeOutput(const Args &a, const std::string &data) {
+  if (a.output.empty() || a.output == "-") {
+    std::cout << data;
+    return;
+  }
+  std::ofstream out(a.output, std::ios::binary);
+  out << data;
+  if (!out)
+    usageError("cannot write '" + a.output + "'");
+}
+
+void printReportHeader() {
+  std::printf("%-20s %-22s %-8s %5s %7s %6s %7s %9s %9s\n", "kernel", "variant",
+              "target", "regs", "spills", "stack", "smem", "compile", "ptxas");
+}
+
+void printReport(const megac::CompileResult &r) {
+  for (const auto &kernel : r.kernelNames)
+    for (const auto &symbol : r.symbols.at(kernel))
+      for (const auto &t : r.targets) {
+        std::string variant = symbol == kernel ? "default" : symbol.substr(kernel.size() + 2);
+        int cap = r.maxnreg.count(symbol) ? r.maxnreg.at(symbol) : 0;
+        if (cap)
+          variant += " (cap " + std::to_string(cap) + ")";
+        auto it = t.resources.find(symbol);
+        if (it == t.resources.end()) {
+          std::printf("%-20s %-22s %-8s %5s %7s %6s %7s %7.1fms %9s\n",
+                      kernel.c_str(), variant.c_str(), t.target.c_str(), "-",
+                      "-", "-", "-", t.compileMs, "no ptxas");
+          continue;
+        }
+        const auto &res = it->second;
+        std::printf("%-20s %-22s %-8s %5d %7d %6d %7d %7.1fms %7.1fms\n",
+                    kernel.c_str(), variant.c_str(), t.target.c_str(),
+                    res.registers, res.spills(), res.stack, res.shared,
+                    t.compileMs, t.ptxasMs);
+      }
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Args a = parseArgs(argc, argv);
+  bool anyError = false;
+  if (a.emit == "report")
+    printReportHeader();
+  for (const std::string &file : a.files) {
+    megac::CompileOptions opts;
+    opts.path = file;
+    opts.defines = a.defines;
+    opts.targets = a.targets;
+    opts.runPtxas = a.ptxas;
+    opts.keepIR = a.emit == "tile-layout" || a.emit == "llvm" || a.emit == "llvm-ir";
+    opts.printIRAfterAll = a.printIR;
+    megac::CompileResult r = megac::compile(opts);
+    std::cerr << r.diagnostics;
+    if (!r.ok) {
+      anyError = true;
+      continue;
+    }
+    const megac::TargetOutput *t = r.targets.empty() ? nullptr : &r.targets[0];
+    if (a.emit == "report")
+      printReport(r);
+    else if (a.emit == "ast")
+      writeOutput(a, r.ast);
+    else if (a.emit == "tile")
+      writeOutput(a, r.tileIR);
+    else if (a.emit == "tile-layout")
+      writeOutput(a, t->tileIR);
+    else if (a.emit == "llvm")
+      writeOutput(a, t->llvmDialect);
+    else if (a.emit == "llvm-ir")
+      writeOutput(a, t->llvmIR);
+    else if (a.emit == "ptx")
+      writeOutput(a, t->ptx);
+    else if (a.emit == "cubin") {
+      if (t->cubin.empty()) {
+        std::cerr << "megac: error: no cubin: ptxas was not found or --no-ptxas "
+                     "was given\n";
+        return 1;
+      }
+      writeOutput(a, t->cubin);
+    } else if (a.emit == "bundle")
+      writeOutput(a, r.bundle);
+    else if (a.emit == "header")
+      writeOutput(a, megac::rt::bundleToCppHeader(r.bundle, "megac_bundle_" + r.moduleName));
+  }
+  return anyError ? 1 : 0;
+}
