@@ -188,36 +188,38 @@ AxisInfo AxisInfoAnalysis::compute(Value value) {
         out.constancy[d] = gcd(a.constancy[d], b.constancy[d]);
       }
     });
-  if (isa<arith::DivSIOp, arith::DivUIOp>(op)) {
-    const AxisInfo a = get(op->getOperand(0));
+  if (isa<arith::DivSIOp, arith::DivUIOp, arith::RemSIOp, arith::RemUIOp>(
+          op)) {
+    const AxisInfo a = get(op->getOperand(0)), bInfo = get(op->getOperand(1));
     AxisInfo info = unknown(type);
-    auto c = constantInt(op->getOperand(1));
-    if (!c || *c <= 0)
+    bool isDiv = isa<arith::DivSIOp, arith::DivUIOp>(op);
+    bool uniform = true;
+    for (size_t d = 0; d < rank; ++d)
+      uniform &= bInfo.constancy[d] == shape[d];
+    if (!uniform)
       return info;
-    for (size_t d = 0; d < rank; ++d) {
-      int64_t group =
-          a.divisibility[d] % *c == 0 ? gcd(a.contiguity[d], *c) : 1;
-      info.constancy[d] = std::max(a.constancy[d], group);
-      info.divisibility[d] =
-          a.divisibility[d] % *c == 0 ? a.divisibility[d] / *c : 1;
-    }
-    info.scalarDivisibility = a.scalarDivisibility % *c == 0
-                                  ? a.scalarDivisibility / *c
-                                  : 1;
-    return info;
-  }
-  if (isa<arith::RemSIOp, arith::RemUIOp>(op)) {
-    const AxisInfo a = get(op->getOperand(0));
-    AxisInfo info = unknown(type);
+    // The divisor is one value, a multiple of `db`. A contiguous run of `g`
+    // values starting at a multiple of `g`, with g dividing db, never
+    // crosses a multiple of the divisor: the quotient is constant on it and
+    // the remainder contiguous.
     auto c = constantInt(op->getOperand(1));
-    if (!c || *c <= 0)
-      return info;
+    int64_t db = c && *c > 0 ? *c : bInfo.scalarDivisibility;
     for (size_t d = 0; d < rank; ++d) {
-      info.contiguity[d] =
-          a.divisibility[d] % *c == 0 ? gcd(a.contiguity[d], *c) : 1;
-      info.divisibility[d] = gcd(a.divisibility[d], *c);
-      info.constancy[d] = a.constancy[d];
+      int64_t g = gcd(gcd(a.contiguity[d], a.divisibility[d]), db);
+      if (c && *c > 0 && a.divisibility[d] % *c == 0)
+        g = std::max(g, gcd(a.contiguity[d], *c));
+      if (isDiv) {
+        info.constancy[d] = std::max(a.constancy[d], g);
+        info.divisibility[d] =
+            c && *c > 0 && a.divisibility[d] % *c == 0 ? a.divisibility[d] / *c : 1;
+      } else {
+        info.contiguity[d] = g;
+        info.divisibility[d] = gcd(a.divisibility[d], db);
+        info.constancy[d] = a.constancy[d];
+      }
     }
+    if (isDiv && c && *c > 0 && a.scalarDivisibility % *c == 0)
+      info.scalarDivisibility = a.scalarDivisibility / *c;
     return info;
   }
   if (auto cmp = dyn_cast<arith::CmpIOp>(op))

@@ -1,14 +1,19 @@
-// Gives every tile a distributed layout. Values with no tile operands (ranges,
-// splats, constants) get the default blocked layout of their shape; other ops
-// take the layout of their first tile operand, so slices of reductions flow
-// through elementwise code without conversions; reductions produce slices;
-// expand_dims of a slice gives back its parent. Operands whose layout differs
-// from what their user needs get a tile.convert_layout.
+// Gives every tile a distributed layout. All tiles of one rank share one
+// blocked layout, chosen for the largest shape of that rank (layouts do not
+// depend on the shape: smaller tiles wrap or replicate), so broadcasts and
+// expand_dims never move data. Values with no tile operands (ranges, splats,
+// constants) get that layout; reductions produce slices; expand_dims of a
+// slice gives back its parent; other ops take the layout of their first
+// operand that is costly to recompute (else their first tile operand), and
+// operands in another layout get a tile.convert_layout. Conversions of
+// cheap values are then rematerialized by tile-remove-layout-conversions.
 #include "Tile/Layout/BlockedLayout.h"
 #include "Tile/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
+
+#include <map>
 
 namespace mlir::tile {
 #define GEN_PASS_DEF_TILEASSIGNLAYOUTS
@@ -34,20 +39,30 @@ public:
     numWarps = getNumWarps(func);
     int64_t widest = 1;
     func.walk([&](Operation *op) {
-      if (isa<LoadOp, StoreOp>(op)) {
+      if (isa<LoadOp, StoreOp>(op) &&
+          isa<RankedTensorType>(op->getOperand(0).getType())) {
         Type p = getElementTypeOrSelf(op->getOperand(0).getType());
         widest = std::max(widest, storageBytes(cast<PtrType>(p).getPointeeType()));
       }
     });
     vectorElems = unsigned(std::max<int64_t>(1, 16 / widest));
+    func.walk([&](Operation *op) {
+      for (Type t : op->getResultTypes())
+        if (auto tensor = dyn_cast<RankedTensorType>(t)) {
+          auto &shape = largest[tensor.getRank()];
+          shape.resize(tensor.getRank(), 1);
+          for (int64_t d = 0; d < tensor.getRank(); ++d)
+            shape[d] = std::max(shape[d], tensor.getDimSize(d));
+        }
+    });
   }
 
   void run() { assignRegion(func.getBody()); }
 
 private:
   Attribute defaultLayout(ArrayRef<int64_t> shape) {
-    auto l = megac::layout::Blocked::defaultFor(
-        megac::layout::Shape(shape.begin(), shape.end()), numWarps, vectorElems);
+    const auto &anchor = largest[shape.size()];
+    auto l = megac::layout::Blocked::defaultFor(anchor, numWarps, vectorElems);
     return BlockedEncodingAttr::get(ctx, l.sizePerThread, l.threadsPerWarp,
                                     l.warpsPerCTA, l.order);
   }
@@ -123,13 +138,20 @@ private:
       return;
     }
 
-    // Generic: the first tile operand decides; fresh tiles get the default.
-    Attribute layout;
+    // Generic: the first costly tile operand decides (a store follows its
+    // value, not its pointers); fresh tiles get the rank's layout.
+    Attribute layout, cheapLayout;
     for (Value v : op->getOperands())
       if (auto t = dyn_cast<RankedTensorType>(v.getType())) {
-        layout = t.getEncoding();
-        break;
+        if (!cheapLayout)
+          cheapLayout = t.getEncoding();
+        if (!isCheap(v, 0)) {
+          layout = t.getEncoding();
+          break;
+        }
       }
+    if (!layout)
+      layout = cheapLayout;
     for (OpOperand &operand : op->getOpOperands())
       if (layout)
         require(op, operand, layout);
@@ -177,10 +199,29 @@ private:
     }
   }
 
+  // Values recomputed for free in any layout: ranges, splats, constants and
+  // elementwise arithmetic of those (tile-remove-layout-conversions clones
+  // them instead of moving data).
+  bool isCheap(Value v, int depth) {
+    Operation *def = v.getDefiningOp();
+    if (!def || depth > 8)
+      return false;
+    if (isa<ArangeOp, SplatOp, arith::ConstantOp>(def))
+      return true;
+    if (!isa<AddPtrOp, BroadcastOp, ExpandDimsOp, ConvertLayoutOp>(def) &&
+        !isa<arith::ArithDialect>(def->getDialect()))
+      return false;
+    for (Value operand : def->getOperands())
+      if (isa<RankedTensorType>(operand.getType()) && !isCheap(operand, depth + 1))
+        return false;
+    return true;
+  }
+
   func::FuncOp func;
   MLIRContext *ctx;
   unsigned numWarps;
   unsigned vectorElems;
+  std::map<size_t, megac::layout::Shape> largest; // by rank
 };
 
 struct TileAssignLayouts
