@@ -521,59 +521,95 @@ LogicalResult KernelLowering::lowerBroadcastLike(Operation *op, Value src,
   return success();
 }
 
+// How wide one thread's accesses through `ptr` can be: `width` elements when
+// pointers allow it, and whether the mask is uniform over each vector
+// (otherwise vectors whose lanes are all enabled take the vector path and the
+// others fall back to element accesses).
+struct AccessPlan {
+  int64_t width = 1;
+  bool maskUniform = true;
+};
+
+static AccessPlan planAccess(AxisInfoAnalysis &axisInfo, Operation *op,
+                             Value ptr, Value mask, Type valueType,
+                             int64_t bytes) {
+  AccessPlan plan;
+  auto tensor = dyn_cast<RankedTensorType>(valueType);
+  if (!tensor)
+    return plan;
+  auto d = distOf(op, tensor);
+  if (failed(d) || d->sliceDim >= 0)
+    return plan;
+  unsigned fastest = d->blocked.order[0];
+  int64_t perThread = d->blocked.sizePerThread[fastest];
+  plan.width = axisInfo.vectorWidth(ptr, Value(), fastest, perThread, bytes);
+  if (mask)
+    plan.maskUniform =
+        axisInfo.vectorWidth(ptr, mask, fastest, perThread, bytes) == plan.width;
+  return plan;
+}
+
 LogicalResult KernelLowering::lowerLoad(LoadOp op) {
   Type elem = getElementTypeOrSelf(op.getType());
   Type stor = storageType(elem);
   int64_t bytes = storageBytes(elem);
-  auto tensor = dyn_cast<RankedTensorType>(op.getType());
-  int64_t n = tensor ? numRegsOf(op.getPtr()) : 1;
-  int64_t width = 1;
-  if (tensor) {
-    auto d = distOf(op, tensor);
-    if (failed(d))
-      return failure();
-    if (d->sliceDim < 0) {
-      unsigned fastest = d->blocked.order[0];
-      width = axisInfo.vectorWidth(op.getPtr(), op.getMask(), fastest,
-                                   d->blocked.sizePerThread[fastest], bytes);
-    }
-  }
+  bool isTile = isa<RankedTensorType>(op.getType());
+  int64_t n = isTile ? numRegsOf(op.getPtr()) : 1;
+  if (isTile && failed(distOf(op, cast<RankedTensorType>(op.getType()))))
+    return failure();
+  AccessPlan plan = planAccess(axisInfo, op, op.getPtr(), op.getMask(),
+                               op.getType(), bytes);
+  int64_t width = plan.width;
+  auto otherOf = [&](int64_t r) -> Value {
+    return op.getOther() ? reg(op.getOther(), r) : constantLike(stor, 0);
+  };
+  // One element, loaded only when its mask is set.
+  auto maskedScalar = [&](int64_t r) -> Value {
+    if (!op.getMask())
+      return b.create<LLVM::LoadOp>(loc, stor, reg(op.getPtr(), r), bytes);
+    Value other = otherOf(r);
+    auto branch = b.create<scf::IfOp>(loc, TypeRange{stor}, reg(op.getMask(), r), true);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(branch.thenBlock());
+    b.create<scf::YieldOp>(
+        loc, b.create<LLVM::LoadOp>(loc, stor, reg(op.getPtr(), r), bytes).getResult());
+    b.setInsertionPointToStart(branch.elseBlock());
+    b.create<scf::YieldOp>(loc, other);
+    return branch.getResult(0);
+  };
   Regs out;
   for (int64_t r = 0; r < n; r += width) {
-    Value ptr = reg(op.getPtr(), r);
-    Type vecType = width > 1 ? Type(VectorType::get({width}, stor)) : stor;
-    auto emitLoad = [&](OpBuilder &ib) -> Value {
-      return ib.create<LLVM::LoadOp>(loc, vecType, ptr, width * bytes);
-    };
-    auto fallback = [&](OpBuilder &ib) -> Value {
-      if (width == 1)
-        return op.getOther() ? reg(op.getOther(), r)
-                             : constantLike(stor, 0).getDefiningOp()->getResult(0);
-      Value v = ib.create<LLVM::UndefOp>(loc, vecType);
-      for (int64_t k = 0; k < width; ++k) {
-        Value e = op.getOther() ? reg(op.getOther(), r + k)
-                                : constantLike(stor, 0);
-        v = ib.create<LLVM::InsertElementOp>(loc, v, e, i32(k));
-      }
+    if (width == 1) {
+      out.push_back(maskedScalar(r));
+      continue;
+    }
+    auto vecType = VectorType::get({width}, stor);
+    auto pack = [&](ArrayRef<Value> elems) {
+      Value v = b.create<LLVM::UndefOp>(loc, vecType);
+      for (int64_t k = 0; k < width; ++k)
+        v = b.create<LLVM::InsertElementOp>(loc, v, elems[k], i32(k));
       return v;
     };
     Value loaded;
-    if (op.getMask()) {
-      Value other = fallback(b);
-      auto branch = b.create<scf::IfOp>(loc, TypeRange{vecType},
-                                        reg(op.getMask(), r), true);
+    if (!op.getMask()) {
+      loaded = b.create<LLVM::LoadOp>(loc, vecType, reg(op.getPtr(), r), width * bytes);
+    } else {
+      Value all = reg(op.getMask(), r);
+      if (!plan.maskUniform)
+        for (int64_t k = 1; k < width; ++k)
+          all = b.create<arith::AndIOp>(loc, all, reg(op.getMask(), r + k));
+      auto branch = b.create<scf::IfOp>(loc, TypeRange{vecType}, all, true);
       OpBuilder::InsertionGuard g(b);
       b.setInsertionPointToStart(branch.thenBlock());
-      b.create<scf::YieldOp>(loc, emitLoad(b));
+      b.create<scf::YieldOp>(
+          loc, b.create<LLVM::LoadOp>(loc, vecType, reg(op.getPtr(), r), width * bytes)
+                   .getResult());
       b.setInsertionPointToStart(branch.elseBlock());
-      b.create<scf::YieldOp>(loc, other);
+      SmallVector<Value> elems;
+      for (int64_t k = 0; k < width; ++k)
+        elems.push_back(plan.maskUniform ? otherOf(r + k) : maskedScalar(r + k));
+      b.create<scf::YieldOp>(loc, pack(elems));
       loaded = branch.getResult(0);
-    } else {
-      loaded = emitLoad(b);
-    }
-    if (width == 1) {
-      out.push_back(loaded);
-      continue;
     }
     for (int64_t k = 0; k < width; ++k)
       out.push_back(b.create<LLVM::ExtractElementOp>(loc, loaded, i32(k)));
@@ -586,37 +622,52 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
   Type elem = getElementTypeOrSelf(op.getValue().getType());
   Type stor = storageType(elem);
   int64_t bytes = storageBytes(elem);
-  auto tensor = dyn_cast<RankedTensorType>(op.getValue().getType());
-  int64_t n = tensor ? numRegsOf(op.getPtr()) : 1;
-  int64_t width = 1;
-  if (tensor) {
-    auto d = distOf(op, tensor);
-    if (failed(d))
-      return failure();
-    if (d->sliceDim < 0) {
-      unsigned fastest = d->blocked.order[0];
-      width = axisInfo.vectorWidth(op.getPtr(), op.getMask(), fastest,
-                                   d->blocked.sizePerThread[fastest], bytes);
-    }
-  }
+  bool isTile = isa<RankedTensorType>(op.getValue().getType());
+  int64_t n = isTile ? numRegsOf(op.getPtr()) : 1;
+  if (isTile && failed(distOf(op, cast<RankedTensorType>(op.getValue().getType()))))
+    return failure();
+  AccessPlan plan = planAccess(axisInfo, op, op.getPtr(), op.getMask(),
+                               op.getValue().getType(), bytes);
+  int64_t width = plan.width;
+  auto guarded = [&](Value pred, function_ref<void()> body) {
+    if (!pred)
+      return body();
+    auto branch = b.create<scf::IfOp>(loc, TypeRange{}, pred, false);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(branch.thenBlock());
+    body();
+  };
+  auto maskOf = [&](int64_t r) {
+    return op.getMask() ? reg(op.getMask(), r) : Value();
+  };
   for (int64_t r = 0; r < n; r += width) {
-    Value v = reg(op.getValue(), r);
-    if (width > 1) {
-      v = b.create<LLVM::UndefOp>(loc, VectorType::get({width}, stor));
-      for (int64_t k = 0; k < width; ++k)
-        v = b.create<LLVM::InsertElementOp>(loc, v, reg(op.getValue(), r + k),
-                                            i32(k));
-    }
     Value ptr = reg(op.getPtr(), r);
-    if (op.getMask()) {
-      auto branch = b.create<scf::IfOp>(loc, TypeRange{}, reg(op.getMask(), r),
-                                        false);
-      OpBuilder::InsertionGuard g(b);
-      b.setInsertionPointToStart(branch.thenBlock());
-      b.create<LLVM::StoreOp>(loc, v, ptr, width * bytes);
-    } else {
-      b.create<LLVM::StoreOp>(loc, v, ptr, width * bytes);
+    if (width == 1) {
+      guarded(maskOf(r), [&] {
+        b.create<LLVM::StoreOp>(loc, reg(op.getValue(), r), ptr, bytes);
+      });
+      continue;
     }
+    Value v = b.create<LLVM::UndefOp>(loc, VectorType::get({width}, stor));
+    for (int64_t k = 0; k < width; ++k)
+      v = b.create<LLVM::InsertElementOp>(loc, v, reg(op.getValue(), r + k), i32(k));
+    if (!op.getMask() || plan.maskUniform) {
+      guarded(maskOf(r), [&] { b.create<LLVM::StoreOp>(loc, v, ptr, width * bytes); });
+      continue;
+    }
+    Value all = maskOf(r);
+    for (int64_t k = 1; k < width; ++k)
+      all = b.create<arith::AndIOp>(loc, all, maskOf(r + k));
+    auto branch = b.create<scf::IfOp>(loc, TypeRange{}, all, true);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(branch.thenBlock());
+    b.create<LLVM::StoreOp>(loc, v, ptr, width * bytes);
+    b.setInsertionPointToStart(branch.elseBlock());
+    for (int64_t k = 0; k < width; ++k)
+      guarded(maskOf(r + k), [&] {
+        b.create<LLVM::StoreOp>(loc, reg(op.getValue(), r + k),
+                                reg(op.getPtr(), r + k), bytes);
+      });
   }
   return success();
 }

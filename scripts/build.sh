@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# The main job: install what is missing, build everything, compile every
+# kernel in kernels-dsl/ for sm_90a, sm_100a and sm_103a into out/bundles/,
+# and print one row per kernel, variant and target.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+"$root/scripts/install-deps.sh"
+"$root/scripts/configure.sh"
+build=${MEGAC_BUILD_DIR:-$root/build}
+mkdir -p "$root/out/bundles"
+for f in "$root"/kernels-dsl/*.mega; do
+  name=$(basename "$f" .mega)
+  "$build/compiler/tools/megac" "$f" -o "$root/out/bundles/$name.mgb"
+done
+"$build/compiler/tools/megac" "$root"/kernels-dsl/*.mega --emit report
+echo "bundles: $root/out/bundles/"

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine (no MLIR there): builds the runtime and its Python
+# extension, runs the runtime's tests (GPU ones included), the launch
+# overhead benchmark and the kernel correctness suite on the bundles that
+# scripts/build.sh compiled into out/bundles/. Everything lands in $OUT.
+#   usage: MEGAC_COMMIT=<sha> scripts/gpu-check.sh [kernels,comma,list]
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+out=${OUT:-$root/out/gpu}
+mkdir -p "$out"
+kernels=${1:-}
+pybind=$(python3 -c 'import pybind11; print(pybind11.get_cmake_dir())')
+gtest=()
+[ -d "$root/.device/googletest" ] && gtest=(-DMEGAC_GTEST_SOURCE="$root/.device/googletest")
+cmake -G Ninja -S . -B build-gpu -DMEGAC_ENABLE_COMPILER=OFF -DCMAKE_BUILD_TYPE=Release \
+  -DPython3_EXECUTABLE="$(command -v python3)" -Dpybind11_DIR="$pybind" "${gtest[@]}" \
+  > "$out/cmake.log" 2>&1 || { tail -30 "$out/cmake.log"; exit 1; }
+ninja -C build-gpu -j "$(nproc)" > "$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv > "$out/device.txt"
+echo "== runtime tests"
+ctest --test-dir build-gpu --output-on-failure > "$out/runtime_tests.log" 2>&1
+tail -3 "$out/runtime_tests.log"
+echo "== launch overhead"
+build-gpu/runtime/megac-launch-bench > "$out/launch_overhead.json" 2>&1
+cat "$out/launch_overhead.json"
+echo "== kernels"
+PYTHONPATH=build-gpu/python PYTHONUNBUFFERED=1 python3 test/gpu/run_gpu_tests.py \
+  --bundles out/bundles --out "$out" ${kernels:+--kernels "$kernels"} 2>&1 | tee "$out/gpu_tests.log" | tail -40
