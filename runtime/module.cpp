@@ -95,6 +95,11 @@ std::shared_ptr<Module> Module::load(Bundle bundle, std::string source,
     checkCuda(api.cuDeviceGet(&s.device, 0), "cuDeviceGet", subject);
   checkCuda(api.cuDevicePrimaryCtxRetain(&s.primary, s.device),
             "cuDevicePrimaryCtxRetain", subject);
+  // As the CUDA runtime does on its first call: a thread without a context
+  // adopts the device's primary context, so the caller's own driver calls
+  // (allocations, copies) work after loading.
+  if (!current)
+    checkCuda(api.cuCtxSetCurrent(s.primary), "cuCtxSetCurrent", subject);
   // Load now where launches will most likely happen, so that a bad image is
   // reported at load time rather than at the first launch.
   m->entryFor(current && options.device < 0 ? current : s.primary);
