@@ -421,7 +421,8 @@ void Sema::checkReduction(CallExpr &c) {
     return;
   ExprPtr &x = c.args[0].value;
   checkExpr(x);
-  if (!allValid(c))
+  // Only x: the axis is a constant checked below, not a typed operand.
+  if (x->type.isInvalid() || x->type.isVoid())
     return;
   if (!x->type.isTile()) {
     error(x->range, quoted(c.callee) + " reduces a tile, got " +

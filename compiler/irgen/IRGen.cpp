@@ -314,7 +314,16 @@ Value IRGen::emitLiteral(const fe::Expr &e, Attribute) {
   Type type = toMLIR(e.type);
   Type elem = getElementTypeOrSelf(type);
   TypedAttr scalar;
-  const fe::ConstValue &c = *e.constValue;
+  // Literals carry their written value; sema may also have folded one.
+  fe::ConstValue c;
+  if (e.constValue)
+    c = *e.constValue;
+  else if (auto *i = fe::dyn_cast<fe::IntLitExpr>(&e))
+    c = fe::ConstValue::ofInt(int64_t(i->value));
+  else if (auto *f = fe::dyn_cast<fe::FloatLitExpr>(&e))
+    c = fe::ConstValue::ofFloat(f->value);
+  else if (auto *bl = fe::dyn_cast<fe::BoolLitExpr>(&e))
+    c = fe::ConstValue::ofBool(bl->value);
   if (isa<FloatType>(elem))
     scalar = b.getFloatAttr(elem, c.asDouble());
   else if (elem.isInteger(1))
@@ -333,8 +342,6 @@ Value IRGen::emit(const fe::Expr &e) {
   Location l = loc(e.range);
   if (fe::isa<fe::IntLitExpr>(&e) || fe::isa<fe::FloatLitExpr>(&e) ||
       fe::isa<fe::BoolLitExpr>(&e)) {
-    if (!e.constValue)
-      return fail(e.range, "internal: literal without a value"), nullptr;
     return emitLiteral(e, {});
   }
   if (auto *name = fe::dyn_cast<fe::NameExpr>(&e)) {
@@ -375,7 +382,9 @@ Value IRGen::emit(const fe::Expr &e) {
     Value x = emit(*index->base);
     if (!x)
       return nullptr;
-    auto t = cast<RankedTensorType>(x.getType());
+    auto t = dyn_cast<RankedTensorType>(x.getType());
+    if (!t)
+      return fail(e.range, "only tiles can be indexed"), nullptr;
     SmallVector<int64_t> shape(t.getShape());
     for (size_t d = 0; d < index->isNewDim.size(); ++d)
       if (index->isNewDim[d]) {
@@ -390,7 +399,9 @@ Value IRGen::emit(const fe::Expr &e) {
     Value x = emit(*bc->operand);
     if (!x)
       return nullptr;
-    auto to = cast<RankedTensorType>(toMLIR(e.type));
+    auto to = dyn_cast<RankedTensorType>(toMLIR(e.type));
+    if (!to)
+      return x; // a scalar "broadcast" to a scalar changes nothing
     if (!isa<RankedTensorType>(x.getType()))
       return b.create<tile::SplatOp>(l, to, x);
     if (x.getType() == to)
@@ -682,6 +693,15 @@ Value IRGen::emitCall(const fe::CallExpr &e) {
                        : e.builtin == B::ReduceMin ? "min"
                        : e.builtin == B::Argmax    ? "argmax"
                                                    : "argmin";
+    // The result drops the reduced axis (a scalar for a 1-D tile).
+    auto src = cast<RankedTensorType>(x.getType());
+    int axis = std::max(0, e.axis);
+    Type elem = e.builtin == B::Argmax || e.builtin == B::Argmin
+                    ? Type(b.getI32Type())
+                    : src.getElementType();
+    SmallVector<int64_t> shape(src.getShape());
+    shape.erase(shape.begin() + axis);
+    result = shape.empty() ? elem : Type(RankedTensorType::get(shape, elem));
     return b.create<tile::ReduceOp>(l, result, x,
                                     b.getI32IntegerAttr(std::max(0, e.axis)),
                                     b.getStringAttr(kind));

@@ -191,6 +191,8 @@ LogicalResult ReduceOp::verify() {
   SmallVector<int64_t> shape(src.getShape());
   shape.erase(shape.begin() + getAxis());
   Type result = getResult().getType();
+  if (!result)
+    return emitOpError("has no result type");
   if (shape.empty()) {
     if (result != elem)
       return emitOpError("reducing ") << src << " must give " << elem
