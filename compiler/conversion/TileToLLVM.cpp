@@ -684,6 +684,13 @@ LogicalResult KernelLowering::lowerAtomic(AtomicRMWOp op) {
     if (failed(d))
       return failure();
     owners = ownerPredicates(*d);
+  } else {
+    // A scalar atomic is one operation of the program, not one per thread:
+    // thread 0 performs it.
+    Value tid = b.create<arith::AddIOp>(
+        loc, b.create<arith::MulIOp>(loc, warp, i32(32)), lane);
+    owners.push_back(b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq,
+                                             tid, i32(0)));
   }
   Regs out;
   for (int64_t r = 0; r < n; ++r) {
@@ -710,6 +717,22 @@ LogicalResult KernelLowering::lowerAtomic(AtomicRMWOp op) {
     b.setInsertionPointToStart(branch.elseBlock());
     b.create<scf::YieldOp>(loc, zero);
     out.push_back(branch.getResult(0));
+  }
+  // Every thread sees the old value of a scalar atomic: thread 0 hands it
+  // over through shared memory.
+  if (!isa<RankedTensorType>(op.getType()) && !op.getResult().use_empty()) {
+    Type stor = storageType(elem);
+    smemBytes = std::max(smemBytes, storageBytes(elem));
+    Value slot = sharedSlot(sharedBase(), stor, i32(0));
+    nvvm::barrier(b, loc); // earlier users of the buffer are done
+    auto branch = b.create<scf::IfOp>(loc, TypeRange{}, owners[0], false);
+    {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(branch.thenBlock());
+      b.create<LLVM::StoreOp>(loc, out[0], slot);
+    }
+    nvvm::barrier(b, loc);
+    out[0] = b.create<LLVM::LoadOp>(loc, stor, slot);
   }
   values[op] = out;
   return success();

@@ -1,4 +1,4 @@
-// RUN: megac-opt %s -tile-assign-layouts -convert-tile-to-llvm | FileCheck %s
+// RUN: megac-opt %s -tile-assign-layouts -tile-remove-layout-conversions -convert-tile-to-llvm | FileCheck %s
 
 // Row sums of a 128x128 f32 tile: along axis 1 the lanes of a warp shuffle;
 // along axis 0 the warps meet in shared memory.

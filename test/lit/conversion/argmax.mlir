@@ -1,0 +1,28 @@
+// RUN: megac-opt %s -tile-assign-layouts -tile-remove-layout-conversions -convert-tile-to-llvm | FileCheck %s
+
+// argmax over a 1-D tile of 4 warps: within a thread, then 5 butterfly
+// shuffles of value and index, then across warps through shared memory
+// (value and index slots), with the lower index winning ties.
+// CHECK-LABEL: llvm.func @argmax
+// CHECK: %[[GT:.*]] = llvm.fcmp "ogt"
+// CHECK: %[[EQ:.*]] = llvm.fcmp "oeq"
+// CHECK: %[[LT:.*]] = llvm.icmp "slt"
+// CHECK: %[[TIE:.*]] = llvm.and %[[EQ]], %[[LT]]
+// CHECK: %[[TAKE:.*]] = llvm.or %[[GT]], %[[TIE]]
+// CHECK: llvm.select %[[TAKE]]
+// CHECK-COUNT-5: nvvm.shfl.sync bfly %{{.*}} : f32 -> f32
+// CHECK: nvvm.barrier0
+// CHECK: llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<3>
+// CHECK: llvm.store %{{.*}}, %{{.*}} : i32, !llvm.ptr<3>
+// CHECK: nvvm.barrier0
+// CHECK-COUNT-4: llvm.load %{{.*}} : !llvm.ptr<3> -> i32
+// CHECK: llvm.store %{{.*}}, %{{.*}} : i32, !llvm.ptr<1>
+func.func @argmax(%x: !tile.ptr<f32> {tile.alignment = 16 : i64}, %out: !tile.ptr<i32>) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %r = tile.arange 0, 1024 : tensor<1024xi32>
+  %p = tile.splat %x : !tile.ptr<f32> -> tensor<1024x!tile.ptr<f32>>
+  %a = tile.addptr %p, %r : tensor<1024x!tile.ptr<f32>>, tensor<1024xi32>
+  %v = tile.load %a : tensor<1024x!tile.ptr<f32>> -> tensor<1024xf32>
+  %i = tile.reduce "argmax" %v {axis = 0 : i32} : tensor<1024xf32> -> i32
+  tile.store %out, %i : !tile.ptr<i32>, i32
+  return
+}

@@ -1,0 +1,234 @@
+// The layout algebra of #tile.blocked and #tile.slice (plain C++).
+#include "Tile/Layout/BlockedLayout.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+#include <sstream>
+
+using namespace megac::layout;
+
+namespace {
+
+Blocked make(std::vector<unsigned> spt, std::vector<unsigned> tpw,
+             std::vector<unsigned> wpc, std::vector<unsigned> order) {
+  return Blocked{std::move(spt), std::move(tpw), std::move(wpc), std::move(order)};
+}
+
+int64_t numElements(const Shape &shape) {
+  int64_t n = 1;
+  for (int64_t s : shape)
+    n *= s;
+  return n;
+}
+
+// Every element is held by at least one thread and owned by exactly one
+// (thread, register); every owner's element is in range.
+void expectExactCover(const Blocked &l, const Shape &shape) {
+  SCOPED_TRACE(l.str());
+  std::map<Index, int> owners, holders;
+  for (unsigned warp = 0; warp < l.numWarps(); ++warp)
+    for (unsigned lane = 0; lane < 32; ++lane)
+      for (int64_t r = 0; r < l.numRegisters(shape); ++r) {
+        Index e = l.elementOf(shape, lane, warp, r);
+        for (size_t d = 0; d < shape.size(); ++d) {
+          ASSERT_GE(e[d], 0);
+          ASSERT_LT(e[d], shape[d]);
+        }
+        ++holders[e];
+        if (l.isOwner(shape, lane, warp, r))
+          ++owners[e];
+      }
+  EXPECT_EQ(int64_t(holders.size()), numElements(shape));
+  EXPECT_EQ(int64_t(owners.size()), numElements(shape));
+  for (auto &[e, n] : owners)
+    EXPECT_EQ(n, 1) << "element owned " << n << " times";
+}
+
+TEST(BlockedLayout, DefaultFor1DF32) {
+  Blocked l = Blocked::defaultFor({1024}, 4, 4);
+  EXPECT_EQ(l.sizePerThread, std::vector<unsigned>({4}));
+  EXPECT_EQ(l.threadsPerWarp, std::vector<unsigned>({32}));
+  EXPECT_EQ(l.warpsPerCTA, std::vector<unsigned>({4}));
+  EXPECT_EQ(l.order, std::vector<unsigned>({0}));
+  EXPECT_EQ(l.ctaTile(0), 512);
+  EXPECT_EQ(l.repetitions({1024}, 0), 2);
+  EXPECT_EQ(l.numRegisters({1024}), 8);
+  EXPECT_EQ(l.validate(), "");
+}
+
+TEST(BlockedLayout, DefaultFor1DBF16) {
+  Blocked l = Blocked::defaultFor({2048}, 4, 8);
+  EXPECT_EQ(l.sizePerThread, std::vector<unsigned>({8}));
+  EXPECT_EQ(l.numRegisters({2048}), 16);
+}
+
+TEST(BlockedLayout, DefaultFor2D) {
+  Blocked l = Blocked::defaultFor({128, 128}, 4, 4);
+  EXPECT_EQ(l.str(), "spt = [1, 4], tpw = [1, 32], wpc = [4, 1], order = [1, 0]");
+  Blocked narrow = Blocked::defaultFor({64, 16}, 8, 4);
+  // 4 lanes cover a row of 16; the other 8 lane bits and all warps go down.
+  EXPECT_EQ(narrow.str(), "spt = [1, 4], tpw = [8, 4], wpc = [8, 1], order = [1, 0]");
+  EXPECT_EQ(narrow.validate(), "");
+}
+
+TEST(BlockedLayout, DefaultForSmallTileReplicates) {
+  // 16 elements for 128 threads: leftover lanes and warps replicate.
+  Blocked l = Blocked::defaultFor({16}, 4, 4);
+  EXPECT_EQ(l.str(), "spt = [4], tpw = [32], wpc = [4], order = [0]");
+  EXPECT_EQ(l.numRegisters({16}), 4);
+  EXPECT_EQ(l.validate(), "");
+  // Lane 4 holds what lane 0 holds; only lane 0 of warp 0 owns it.
+  EXPECT_EQ(l.elementOf({16}, 4, 0, 1), Index({1}));
+  EXPECT_EQ(l.elementOf({16}, 0, 0, 1), Index({1}));
+  EXPECT_TRUE(l.isOwner({16}, 0, 0, 1));
+  EXPECT_FALSE(l.isOwner({16}, 4, 0, 1));
+  EXPECT_FALSE(l.isOwner({16}, 0, 1, 1));
+  int replicas = 0;
+  for (unsigned w = 0; w < 4; ++w)
+    for (unsigned lane = 0; lane < 32; ++lane)
+      for (int64_t r = 0; r < 4; ++r)
+        if (l.elementOf({16}, lane, w, r) == Index({5}))
+          ++replicas;
+  EXPECT_EQ(replicas, 4 * 32 * 4 / 16);
+}
+
+TEST(BlockedLayout, ExactCover) {
+  expectExactCover(Blocked::defaultFor({1024}, 4, 4), {1024});
+  expectExactCover(Blocked::defaultFor({16}, 4, 4), {16});
+  expectExactCover(Blocked::defaultFor({128, 128}, 4, 4), {128, 128});
+  expectExactCover(Blocked::defaultFor({128, 128}, 4, 4), {128, 1});
+  expectExactCover(Blocked::defaultFor({128, 128}, 4, 4), {1, 128});
+  expectExactCover(Blocked::defaultFor({32, 8}, 4, 4), {32, 8});
+  expectExactCover(make({2, 2}, {4, 8}, {2, 2}, {1, 0}), {32, 64});
+  expectExactCover(make({2, 2}, {4, 8}, {2, 2}, {0, 1}), {8, 8});
+  expectExactCover(make({1, 2, 2}, {2, 4, 4}, {1, 2, 2}, {2, 1, 0}), {4, 16, 32});
+}
+
+TEST(BlockedLayout, RegisterOffset) {
+  Blocked l = Blocked::defaultFor({1024}, 4, 4);
+  EXPECT_EQ(l.registerOffset({1024}, 0), Index({0}));
+  EXPECT_EQ(l.registerOffset({1024}, 3), Index({3}));
+  EXPECT_EQ(l.registerOffset({1024}, 5), Index({513})); // rep 1, within 1
+  // 2-D: within digits (dim 1 first, then dim 0), then repetition digits.
+  Blocked m = make({2, 2}, {4, 8}, {2, 2}, {1, 0});
+  Shape s = {32, 64}; // ctaTile = [16, 32], 2 repetitions each
+  EXPECT_EQ(m.numRegisters(s), 16);
+  EXPECT_EQ(m.registerOffset(s, 1), Index({0, 1}));
+  EXPECT_EQ(m.registerOffset(s, 2), Index({1, 0}));
+  EXPECT_EQ(m.registerOffset(s, 4), Index({0, 32}));
+  EXPECT_EQ(m.registerOffset(s, 13), Index({16, 33}));
+  // Thread base: lane 9 = (lane_1 = 1, lane_0 = 1), warp 3 = (1, 1).
+  EXPECT_EQ(m.threadBase(9, 3), Index({(1 * 4 + 1) * 2, (1 * 8 + 1) * 2}));
+  EXPECT_EQ(m.elementOf(s, 9, 3, 13), Index({(10 + 16) % 32, (18 + 33) % 64}));
+}
+
+TEST(BlockedLayout, LaneAndWarpXorMasks) {
+  Blocked l = make({1, 4}, {2, 16}, {4, 1}, {1, 0});
+  EXPECT_EQ(l.laneXorMasks({64, 64}, 1), std::vector<unsigned>({1, 2, 4, 8}));
+  EXPECT_EQ(l.laneXorMasks({64, 64}, 0), std::vector<unsigned>({16}));
+  EXPECT_EQ(l.warpXorMasks({64, 64}, 0), std::vector<unsigned>({1, 2}));
+  EXPECT_TRUE(l.warpXorMasks({64, 64}, 1).empty());
+  // Lanes beyond the shape hold replicas and are left out.
+  EXPECT_EQ(l.laneXorMasks({64, 16}, 1), std::vector<unsigned>({1, 2}));
+  EXPECT_TRUE(l.laneXorMasks({64, 4}, 1).empty());
+  EXPECT_EQ(l.warpXorMasks({4, 64}, 0), std::vector<unsigned>({1}));
+  EXPECT_TRUE(l.warpXorMasks({2, 64}, 0).empty());
+  // Warp bits along dim 1 sit above those of dim 0 when dim 0 is faster.
+  Blocked t = make({1, 1}, {4, 8}, {2, 2}, {0, 1});
+  EXPECT_EQ(t.laneXorMasks({64, 64}, 0), std::vector<unsigned>({1, 2}));
+  EXPECT_EQ(t.laneXorMasks({64, 64}, 1), std::vector<unsigned>({4, 8, 16}));
+  EXPECT_EQ(t.warpXorMasks({64, 64}, 0), std::vector<unsigned>({1}));
+  EXPECT_EQ(t.warpXorMasks({64, 64}, 1), std::vector<unsigned>({2}));
+}
+
+// A reduction that xors lanes/warps over the masks visits every distinct
+// element along the axis exactly once.
+TEST(BlockedLayout, XorMasksReachEveryElementAlongAxis) {
+  Blocked l = Blocked::defaultFor({64, 64}, 4, 4);
+  Shape s = {64, 64};
+  for (unsigned axis = 0; axis < 2; ++axis) {
+    auto lm = l.laneXorMasks(s, axis), wm = l.warpXorMasks(s, axis);
+    std::set<int64_t> seen;
+    for (unsigned li = 0; li < (1u << lm.size()); ++li)
+      for (unsigned wi = 0; wi < (1u << wm.size()); ++wi) {
+        unsigned lane = 0, warp = 0;
+        for (size_t b = 0; b < lm.size(); ++b)
+          if (li >> b & 1)
+            lane ^= lm[b];
+        for (size_t b = 0; b < wm.size(); ++b)
+          if (wi >> b & 1)
+            warp ^= wm[b];
+        for (int64_t r = 0; r < l.numRegisters(s); ++r) {
+          Index e = l.elementOf(s, lane, warp, r);
+          if (e[1 - axis] == l.elementOf(s, 0, 0, 0)[1 - axis])
+            seen.insert(e[axis]);
+        }
+      }
+    EXPECT_EQ(int64_t(seen.size()), s[axis]) << "axis " << axis;
+  }
+}
+
+TEST(SliceLayout, ParentRegisters) {
+  Blocked p = make({1, 4}, {2, 16}, {4, 1}, {1, 0});
+  // Reducing dim 1: keep registers at offset 0 along dim 1 (every 4th).
+  Slice rows{1, p};
+  std::vector<int64_t> expect;
+  for (int64_t r = 0; r < 32; r += 4)
+    expect.push_back(r);
+  EXPECT_EQ(rows.parentRegisters({64, 1}), expect);
+  // Reducing dim 0: dim 0 has one register per thread at shape 1.
+  Slice cols{0, p};
+  EXPECT_EQ(cols.parentRegisters({1, 64}), std::vector<int64_t>({0, 1, 2, 3}));
+  for (int64_t r : rows.parentRegisters({64, 1}))
+    EXPECT_EQ(p.registerOffset({64, 1}, r)[1], 0);
+}
+
+TEST(BlockedLayout, ValidateErrors) {
+  EXPECT_EQ(make({4}, {32}, {4}, {0}).validate(), "");
+  EXPECT_EQ(make({}, {}, {}, {}).validate(),
+            "spt, tpw, wpc and order must have the same non-zero length");
+  EXPECT_EQ(make({4}, {32}, {4}, {0, 1}).validate(),
+            "spt, tpw, wpc and order must have the same non-zero length");
+  EXPECT_EQ(make({4, 1}, {32}, {4, 1}, {1, 0}).validate(),
+            "spt, tpw, wpc and order must have the same non-zero length");
+  EXPECT_EQ(make({3}, {32}, {4}, {0}).validate(),
+            "every spt, tpw and wpc entry must be a power of two");
+  EXPECT_EQ(make({4}, {32}, {0}, {0}).validate(),
+            "every spt, tpw and wpc entry must be a power of two");
+  EXPECT_EQ(make({4}, {64}, {4}, {0}).validate(),
+            "tpw must multiply to 32 (lanes in a warp), got 64");
+  EXPECT_EQ(make({1, 4}, {2, 8}, {4, 1}, {1, 0}).validate(),
+            "tpw must multiply to 32 (lanes in a warp), got 16");
+  EXPECT_EQ(make({1, 4}, {2, 16}, {4, 1}, {0, 0}).validate(),
+            "order must be a permutation of the dimensions");
+  EXPECT_EQ(make({1, 4}, {2, 16}, {4, 1}, {2, 0}).validate(),
+            "order must be a permutation of the dimensions");
+}
+
+TEST(BlockedLayout, DescribeOwnership) {
+  Blocked l = make({1}, {32}, {1}, {0});
+  std::string text = describeOwnership(l, {4});
+  std::istringstream in(text);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);)
+    lines.push_back(line);
+  ASSERT_EQ(lines.size(), 5u) << text;
+  EXPECT_EQ(lines[0], "layout #tile.blocked<spt = [1], tpw = [32], wpc = [1], "
+                      "order = [0]> of shape [4]: 1 registers per thread");
+  EXPECT_EQ(lines[2].rfind("[1] -> t1(lane 1, warp 0) r0, t5(lane 5, warp 0) r0, ", 0), 0u)
+      << lines[2];
+  // 32 lanes over 4 elements: 8 holders each.
+  size_t holders = 0;
+  for (size_t at = 0; (at = lines[4].find(" r0", at)) != std::string::npos; ++at)
+    ++holders;
+  EXPECT_EQ(holders, 8u) << lines[4];
+
+  std::string twoD = describeOwnership(make({1, 2}, {4, 8}, {2, 1}, {1, 0}), {8, 16});
+  EXPECT_NE(twoD.find("of shape [8, 16]: 2 registers per thread\n"), std::string::npos);
+  EXPECT_NE(twoD.find("\n[0, 1] -> t0(lane 0, warp 0) r1\n"), std::string::npos) << twoD;
+  EXPECT_NE(twoD.find("\n[7, 15] -> t63(lane 31, warp 1) r1\n"), std::string::npos) << twoD;
+}
+
+} // namespace
