@@ -759,12 +759,15 @@ LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
   auto src = distOf(op, srcType);
   if (failed(src))
     return failure();
-  if (src->sliceDim >= 0)
-    return op.emitError("internal: reducing a sliced tile");
+  // A sliced 1-D tile reduces like its parent, over the parent's dimension
+  // (threads that differ only along the sliced dimension hold replicas).
+  if (src->sliceDim >= 0 && isa<RankedTensorType>(op.getType()))
+    return op.emitError("internal: partially reducing a sliced tile");
   StringRef kind = op.getKind();
   bool isArg = kind == "argmax" || kind == "argmin";
   StringRef valueKind = kind == "argmax" ? "max" : kind == "argmin" ? "min" : kind;
-  unsigned axis = op.getAxis();
+  unsigned tileAxis = op.getAxis();
+  unsigned axis = src->parentDim(tileAxis);
   const layout::Blocked &l = src->blocked;
 
   // 1. Within the thread: group registers by their offset off the axis.
@@ -772,7 +775,7 @@ LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
   std::vector<layout::Index> groupOrder;
   for (int64_t r = 0; r < src->numRegs(); ++r) {
     layout::Index off = src->offset(r);
-    int64_t along = off[axis] % src->shape[axis];
+    int64_t along = off[axis] % src->parentShape[axis];
     off[axis] = 0;
     auto &g = groups[off];
     if (g.empty())
@@ -780,7 +783,7 @@ LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
     // Registers that wrap onto an element already in the group are replicas.
     bool replica = false;
     for (int64_t other : g)
-      if (src->offset(other)[axis] % src->shape[axis] == along)
+      if (src->offset(other)[axis] % src->parentShape[axis] == along)
         replica = true;
     if (!replica)
       g.push_back(r);
@@ -822,15 +825,15 @@ LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
   SmallVector<Partial> partials;
   for (auto &off : groupOrder) {
     auto &g = groups[off];
-    Partial p{lookup(op.getSrc())[g[0]], isArg ? indices[g[0]][axis] : Value()};
+    Partial p{lookup(op.getSrc())[g[0]], isArg ? indices[g[0]][tileAxis] : Value()};
     for (size_t k = 1; k < g.size(); ++k)
       p = pick(p, {lookup(op.getSrc())[g[k]],
-                   isArg ? indices[g[k]][axis] : Value()});
+                   isArg ? indices[g[k]][tileAxis] : Value()});
     partials.push_back(p);
   }
 
   // 2. Across lanes of the warp that hold other elements along the axis.
-  layout::Shape shape = src->shape;
+  layout::Shape shape = src->parentShape;
   for (unsigned mask : l.laneXorMasks(shape, axis))
     for (Partial &p : partials) {
       Partial other{nvvm::shuffleXor(b, loc, p.value, mask),

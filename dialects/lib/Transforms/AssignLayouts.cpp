@@ -57,7 +57,10 @@ public:
     });
   }
 
-  void run() { assignRegion(func.getBody()); }
+  void run() {
+    collectPreferences();
+    assignRegion(func.getBody());
+  }
 
 private:
   Attribute defaultLayout(ArrayRef<int64_t> shape) {
@@ -108,6 +111,9 @@ private:
     if (auto reduce = dyn_cast<ReduceOp>(op)) {
       Attribute src = encodingOf(reduce.getSrc());
       auto blocked = dyn_cast<BlockedEncodingAttr>(src);
+      // A sliced 1-D tile reduces to a scalar in place.
+      if (!blocked && reduce.getSrc().getType().getRank() == 1)
+        return;
       if (!blocked) {
         blocked = cast<BlockedEncodingAttr>(
             defaultLayout(reduce.getSrc().getType().getShape()));
@@ -152,6 +158,13 @@ private:
       }
     if (!layout)
       layout = cheapLayout;
+    // A tile that will be expanded (x[:, None]) is best made directly in the
+    // slice layout its expansion needs: no conversion later.
+    if (op->getNumResults() == 1) {
+      auto it = preferred.find(op->getResult(0));
+      if (it != preferred.end())
+        layout = it->second;
+    }
     for (OpOperand &operand : op->getOpOperands())
       if (layout)
         require(op, operand, layout);
@@ -199,6 +212,42 @@ private:
     }
   }
 
+  // Walks the function backwards from every expand_dims of a 1-to-2-D tile:
+  // its operand, and the elementwise ops and loads that make it, prefer the
+  // slice of the expanded tile's layout.
+  void collectPreferences() {
+    SmallVector<Operation *> ops;
+    func.walk([&](Operation *op) { ops.push_back(op); });
+    for (Operation *op : llvm::reverse(ops)) {
+      if (auto expand = dyn_cast<ExpandDimsOp>(op)) {
+        auto dst = expand.getResult().getType();
+        auto parent = cast<BlockedEncodingAttr>(defaultLayout(dst.getShape()));
+        prefer(expand.getSrc(), SliceEncodingAttr::get(ctx, expand.getAxis(), parent));
+        continue;
+      }
+      if (op->getNumResults() != 1 || !isElementwiseLike(op))
+        continue;
+      auto it = preferred.find(op->getResult(0));
+      if (it == preferred.end())
+        continue;
+      auto shape = cast<RankedTensorType>(op->getResult(0).getType()).getShape();
+      for (Value operand : op->getOperands())
+        if (auto t = dyn_cast<RankedTensorType>(operand.getType()))
+          if (t.getShape() == shape)
+            prefer(operand, it->second);
+    }
+  }
+
+  void prefer(Value v, Attribute layout) {
+    if (isa<RankedTensorType>(v.getType()) && v.getDefiningOp())
+      preferred.try_emplace(v, layout); // the first (latest) use wins
+  }
+
+  static bool isElementwiseLike(Operation *op) {
+    return isa<LoadOp, AddPtrOp, SplatOp, ArangeOp, FpTruncOp>(op) ||
+           isa<arith::ArithDialect, math::MathDialect>(op->getDialect());
+  }
+
   // Values recomputed for free in any layout: ranges, splats, constants and
   // elementwise arithmetic of those (tile-remove-layout-conversions clones
   // them instead of moving data).
@@ -222,6 +271,7 @@ private:
   unsigned numWarps;
   unsigned vectorElems;
   std::map<size_t, megac::layout::Shape> largest; // by rank
+  DenseMap<Value, Attribute> preferred;
 };
 
 struct TileAssignLayouts
