@@ -118,7 +118,7 @@ enum class ExprKind : uint8_t {
 struct Expr {
   const ExprKind kind;
   SourceRange range;
-  Type type;                           // set by sema
+  Type type;                            // set by sema
   std::optional<ConstValue> constValue; // set by sema when compile-time
 
   virtual ~Expr() = default;
@@ -371,7 +371,8 @@ struct AssignStmt : Stmt {
 
 struct ExprStmt : Stmt {
   ExprPtr expr;
-  ExprStmt(SourceRange r, ExprPtr e) : Stmt(StmtKind::Expr, r), expr(std::move(e)) {}
+  ExprStmt(SourceRange r, ExprPtr e)
+      : Stmt(StmtKind::Expr, r), expr(std::move(e)) {}
   static bool classof(const Stmt *s) { return s->kind == StmtKind::Expr; }
 };
 
@@ -408,7 +409,8 @@ struct IfStmt : Stmt {
 /// statement of a helper (consumed by inlining; never seen by the emitter).
 struct ReturnStmt : Stmt {
   ExprPtr value; // null for `return;`
-  ReturnStmt(SourceRange r, ExprPtr v) : Stmt(StmtKind::Return, r), value(std::move(v)) {}
+  ReturnStmt(SourceRange r, ExprPtr v)
+      : Stmt(StmtKind::Return, r), value(std::move(v)) {}
   static bool classof(const Stmt *s) { return s->kind == StmtKind::Return; }
 };
 
@@ -440,7 +442,7 @@ struct HelperDecl {
 struct ParamDecl {
   std::unique_ptr<VarDecl> var; // var->type: scalar or pointer
   TypeRef typeRef;
-  std::vector<ExprPtr> shape; // `*bf16[M, 2 * I]`: runtime shape check
+  std::vector<ExprPtr> shape;        // `*bf16[M, 2 * I]`: runtime shape check
   std::optional<int64_t> multipleOf; // ints: value % N == 0
   int64_t align = 16; // pointers: byte alignment assumed (default 16)
 };

@@ -1,0 +1,18 @@
+//===- EditDistance.h - "did you mean" suggestions --------------*- C++ -*-===//
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace megac::fe {
+
+/// Levenshtein distance, capped: returns `cap + 1` as soon as the distance
+/// is known to exceed `cap` (keeps giant identifiers cheap).
+size_t editDistance(const std::string &a, const std::string &b, size_t cap);
+
+/// The candidate closest to `name` if it is close enough to be a plausible
+/// typo (distance <= max(1, len/3)); empty otherwise.
+std::string closestName(const std::string &name,
+                        const std::vector<std::string> &candidates);
+
+} // namespace megac::fe

@@ -1,0 +1,155 @@
+//===- Sema.h - Semantic analysis of a parsed module ------------*- C++ -*-===//
+//
+// Sema walks the parsed Module in place: resolves names, folds constants
+// (with -D overrides), type-checks every expression and rewrites the tree
+// into the form AST.h promises the emitter. Implementation is split by
+// topic: SemaDecls.cpp (constants, kernels, attributes), Sema.cpp
+// (statements, scopes, helper inlining), SemaExpr.cpp (expressions,
+// literals, broadcasting) and SemaBuiltins.cpp (builtin calls).
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "frontend/AST.h"
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace megac::fe {
+
+class DiagnosticEngine;
+
+/// Returns false if any error was reported.
+bool analyzeModule(Module &module,
+                   const std::map<std::string, std::string> &defines,
+                   DiagnosticEngine &diags);
+
+/// The largest tile (elements) sema accepts; bounds work on hostile input.
+constexpr int64_t kMaxTileElements = int64_t(1) << 24;
+/// Helper calls inlined per module before sema gives up (exponential
+/// fan-out guard).
+constexpr unsigned kMaxInlinedCalls = 4096;
+
+class Sema {
+public:
+  Sema(Module &module, const std::map<std::string, std::string> &defines,
+       DiagnosticEngine &diags)
+      : module_(module), defines_(defines), diags_(diags) {}
+  bool run();
+
+private:
+  /// What a name refers to.
+  struct Symbol {
+    const VarDecl *var = nullptr;           // a value
+    const ConstantDecl *constant = nullptr; // a compile-time constant
+    std::optional<ConstValue> inlineConst;  // helper param bound to a constant
+  };
+  using ScopeMap = std::map<std::string, Symbol>;
+
+  /// Variables assigned inside a `for`/`if` that were declared outside it.
+  struct Region {
+    std::vector<CarriedVar> carried;
+  };
+
+  /// The state that helper inlining saves and replaces (a helper body sees
+  /// only globals and its parameters).
+  struct FunctionContext {
+    std::vector<ScopeMap> scopes;
+    std::vector<Region> regions;
+    std::map<const VarDecl *, size_t> regionDepth;
+    unsigned loopDepth = 0;
+    bool inHelper = false;
+  };
+
+  // SemaDecls.cpp
+  void declareGlobals();
+  void checkConstant(ConstantDecl &c, bool isKernelParam);
+  void applyDefine(ConstantDecl &c);
+  void checkKernel(KernelDecl &k);
+  void checkParam(ParamDecl &p);
+  void checkAttributes(KernelDecl &k);
+  void checkVariant(KernelDecl &k, AttributeSyntax &a);
+  bool constIntArg(AttributeSyntax &a, int64_t lo, int64_t hi, int64_t &out);
+  void checkLaunchExpr(ExprPtr &e, const char *what, bool wantBool);
+  void checkUnusedDefines();
+
+  // Sema.cpp
+  void checkBlock(Block &b);
+  void checkStmt(StmtPtr &s);
+  void checkLet(LetStmt &s);
+  void checkAssign(AssignStmt &s);
+  void checkFor(ForStmt &s);
+  void checkIf(IfStmt &s);
+  void checkReturn(ReturnStmt &s);
+  void declareVar(VarDecl &v);
+  const Symbol *lookup(const std::string &name) const;
+  void reportUnknownName(SourceRange r, const std::string &name);
+  void noteAssignment(const VarDecl *v);
+  void inlineHelper(ExprPtr &e, const HelperDecl &h);
+
+  // SemaExpr.cpp
+public:
+  void checkExpr(ExprPtr &e);
+
+private:
+  void checkName(ExprPtr &e);
+  void checkUnary(ExprPtr &e);
+  void checkBinary(ExprPtr &e);
+  void checkCast(CastExpr &c);
+  void checkIndex(IndexExpr &x);
+  bool resolveTypeRef(TypeRef &t);
+  /// Untyped literal -> literal of `target`'s element (false + error if it
+  /// does not fit); typed values are left alone.
+  bool adapt(ExprPtr &e, ElementType target);
+  /// Untyped literal -> its default type (i32 / i64 / f32).
+  void finalize(ExprPtr &e);
+  /// Makes a and b agree on one element type (literal adaptation), or
+  /// reports a mismatch for `what`.
+  bool unifyElements(ExprPtr &a, ExprPtr &b, const std::string &what,
+                     SourceRange where);
+  bool broadcastShapes(const std::vector<int64_t> &a,
+                       const std::vector<int64_t> &b,
+                       std::vector<int64_t> &out) const;
+  void broadcastTo(ExprPtr &e, const std::vector<int64_t> &shape);
+  bool checkTileShape(SourceRange r, const std::vector<int64_t> &shape);
+  bool requireArithmetic(const ExprPtr &e, const std::string &what);
+  ExprPtr makeLiteral(SourceRange r, const ConstValue &v, const Type &t);
+  std::optional<int64_t> constInt(ExprPtr &e, const char *what);
+
+  // SemaBuiltins.cpp
+  void checkCall(ExprPtr &e);
+  void checkBuiltin(CallExpr &c);
+  bool bindArgs(CallExpr &c, const std::vector<const char *> &names,
+                size_t required);
+  void checkCastCall(ExprPtr &e);
+  void checkMemoryOp(CallExpr &c);
+  void checkLoad(CallExpr &c);
+  void checkUnaryMath(CallExpr &c);
+  void checkElementwise(CallExpr &c, bool floatOnly);
+  void checkWhere(CallExpr &c);
+  void checkCdiv(CallExpr &c);
+  void checkReduction(CallExpr &c);
+  void checkShapeBuiltin(CallExpr &c);
+  void checkFactory(CallExpr &c);
+  bool constDims(CallExpr &c, size_t first, size_t count,
+                 std::vector<int64_t> &shape);
+
+  void error(SourceRange r, std::string msg, std::string hint = {});
+
+  Module &module_;
+  const std::map<std::string, std::string> &defines_;
+  DiagnosticEngine &diags_;
+
+  ScopeMap globals_; // constants of all files
+  std::map<std::string, const HelperDecl *> helpers_;
+  FunctionContext fn_;
+  std::vector<const HelperDecl *> inlineStack_;
+  unsigned inlinedCalls_ = 0;
+  std::set<std::string> usedDefines_;
+  KernelDecl *kernel_ = nullptr;
+  std::set<const ConstantDecl *> badConstants_; // errors already reported
+};
+
+} // namespace megac::fe

@@ -1,0 +1,634 @@
+//===- SemaBuiltins.cpp - Typing builtin calls ----------------------------===//
+//
+// Each builtin binds its (positional or keyword) arguments into the
+// canonical order documented in Builtins.h, checks them, and computes its
+// result type. Compile-time operands (axes, shapes, arange bounds) move
+// into CallExpr fields.
+//
+//===----------------------------------------------------------------------===//
+#include "frontend/Builtins.h"
+#include "frontend/ConstFold.h"
+#include "frontend/Diagnostics.h"
+#include "frontend/EditDistance.h"
+#include "frontend/Sema.h"
+
+namespace megac::fe {
+
+static std::string quoted(const std::string &s) { return "'" + s + "'"; }
+
+void Sema::checkCall(ExprPtr &e) {
+  auto *c = cast<CallExpr>(e.get());
+  if (c->callee == "cast")
+    return checkCastCall(e);
+  if (auto it = helpers_.find(c->callee); it != helpers_.end())
+    return inlineHelper(e, *it->second);
+  c->builtin = lookupBuiltin(c->callee);
+  if (c->builtin == Builtin::None) {
+    std::vector<std::string> names = allBuiltinNames();
+    for (const auto &[name, h] : helpers_)
+      names.push_back(name);
+    std::string best = closestName(c->callee, names);
+    error(c->calleeRange, "unknown function " + quoted(c->callee.substr(0, 64)),
+          best.empty() ? "" : "did you mean " + quoted(best) + "?");
+    return;
+  }
+  checkBuiltin(*c);
+}
+
+bool Sema::bindArgs(CallExpr &c, const std::vector<const char *> &names,
+                    size_t required) {
+  std::vector<CallArg> out(names.size());
+  size_t positional = 0;
+  bool sawKeyword = false;
+  for (CallArg &a : c.args) {
+    if (a.name.empty()) {
+      if (sawKeyword) {
+        error(a.value->range, "positional argument after a keyword argument");
+        return false;
+      }
+      if (positional >= names.size()) {
+        error(a.value->range, quoted(c.callee) + " takes at most " +
+                                  std::to_string(names.size()) + " arguments");
+        return false;
+      }
+      out[positional++].value = std::move(a.value);
+      continue;
+    }
+    sawKeyword = true;
+    size_t idx = 0;
+    while (idx < names.size() && a.name != names[idx])
+      ++idx;
+    if (idx == names.size()) {
+      std::string best = closestName(
+          a.name, std::vector<std::string>(names.begin(), names.end()));
+      error(a.nameRange,
+            quoted(c.callee) + " has no parameter " + quoted(a.name),
+            best.empty() ? "" : "did you mean " + quoted(best) + "?");
+      return false;
+    }
+    if (out[idx].value) {
+      error(a.nameRange, "argument " + quoted(a.name) + " is given twice");
+      return false;
+    }
+    out[idx].value = std::move(a.value);
+  }
+  c.args = std::move(out);
+  for (size_t i = 0; i < required; ++i)
+    if (!c.args[i].value) {
+      error(c.range, quoted(c.callee) + " needs argument " + quoted(names[i]));
+      return false;
+    }
+  return true;
+}
+
+/// Checks all present args; false if any is invalid or has no value.
+static bool allValid(CallExpr &c) {
+  for (CallArg &a : c.args)
+    if (a.value && (a.value->type.isInvalid() || a.value->type.isVoid()))
+      return false;
+  return true;
+}
+
+void Sema::checkBuiltin(CallExpr &c) {
+  switch (c.builtin) {
+  case Builtin::ProgramId:
+  case Builtin::NumPrograms: {
+    if (!bindArgs(c, {"axis"}, 1))
+      return;
+    std::optional<int64_t> axis = constInt(c.args[0].value, "the axis");
+    if (!axis)
+      return;
+    if (*axis < 0 || *axis > 2) {
+      error(c.args[0].value->range,
+            "axis must be 0, 1 or 2, got " + std::to_string(*axis));
+      return;
+    }
+    c.axis = static_cast<int>(*axis);
+    c.args.clear();
+    c.type = Type::scalar(ScalarKind::I32);
+    return;
+  }
+  case Builtin::Arange: {
+    if (!bindArgs(c, {"start", "end"}, 2))
+      return;
+    std::optional<int64_t> start = constInt(c.args[0].value, "arange start");
+    std::optional<int64_t> end = constInt(c.args[1].value, "arange end");
+    if (!start || !end)
+      return;
+    if (*end <= *start || !intFits(*start, ScalarKind::I32) ||
+        !intFits(*end, ScalarKind::I32)) {
+      error(c.range, "arange(" + std::to_string(*start) + ", " +
+                         std::to_string(*end) +
+                         ") needs start < end, both in i32 range");
+      return;
+    }
+    std::vector<int64_t> shape{*end - *start};
+    if (!checkTileShape(c.range, shape))
+      return;
+    c.start = *start;
+    c.shape = shape;
+    c.args.clear();
+    c.type = Type::value({ScalarKind::I32, false}, shape);
+    return;
+  }
+  case Builtin::Zeros:
+  case Builtin::Full:
+    return checkFactory(c);
+  case Builtin::Load:
+    return checkLoad(c);
+  case Builtin::Store:
+  case Builtin::AtomicAdd:
+  case Builtin::AtomicMax:
+    return checkMemoryOp(c);
+  case Builtin::Fma:
+    return checkElementwise(c, /*floatOnly=*/true);
+  case Builtin::Minimum:
+  case Builtin::Maximum: {
+    bool reduce = c.args.size() == 1;
+    for (const CallArg &a : c.args)
+      reduce |= a.name == "axis";
+    if (reduce) {
+      c.builtin = c.builtin == Builtin::Minimum ? Builtin::ReduceMin
+                                                : Builtin::ReduceMax;
+      return checkReduction(c);
+    }
+    return checkElementwise(c, /*floatOnly=*/false);
+  }
+  case Builtin::Where:
+    return checkWhere(c);
+  case Builtin::Cdiv:
+    return checkCdiv(c);
+  case Builtin::Sum:
+  case Builtin::ReduceMax:
+  case Builtin::ReduceMin:
+  case Builtin::Argmax:
+  case Builtin::Argmin:
+    return checkReduction(c);
+  case Builtin::Reshape:
+  case Builtin::BroadcastTo:
+  case Builtin::ExpandDims:
+    return checkShapeBuiltin(c);
+  case Builtin::None:
+    return;
+  default:
+    if (isUnaryMath(c.builtin))
+      return checkUnaryMath(c);
+  }
+}
+
+/// `ptr` must be a pointer (scalar or tile); reports otherwise.
+static bool requirePointer(DiagnosticEngine &diags, const CallExpr &c,
+                           const Expr &ptr) {
+  if (ptr.type.isPointer())
+    return true;
+  diags.error(ptr.range,
+              quoted(c.callee) + " expects a pointer, got " + ptr.type.str(),
+              "pointers are kernel params of type *T, offset with +");
+  return false;
+}
+
+static bool requireMask(DiagnosticEngine &diags, const Expr *mask) {
+  if (!mask || mask->type.isBoolLike())
+    return true;
+  diags.error(mask->range, "mask must be i1, got " + mask->type.str(),
+              "compare to make a mask: offs < n");
+  return false;
+}
+
+void Sema::checkLoad(CallExpr &c) {
+  if (!bindArgs(c, {"ptr", "mask", "other"}, 1))
+    return;
+  for (CallArg &a : c.args)
+    if (a.value)
+      checkExpr(a.value);
+  if (!allValid(c))
+    return;
+  ExprPtr &ptr = c.args[0].value;
+  ExprPtr &mask = c.args[1].value;
+  ExprPtr &other = c.args[2].value;
+  if (!requirePointer(diags_, c, *ptr) || !requireMask(diags_, mask.get()))
+    return;
+  ElementType pointee{ptr->type.elem.scalar, false};
+  std::vector<int64_t> shape = ptr->type.shape;
+  if (mask && !broadcastShapes(ptr->type.shape, mask->type.shape, shape)) {
+    error(mask->range, "mask shape " + shapeStr(mask->type.shape) +
+                           " does not match pointer shape " +
+                           shapeStr(ptr->type.shape));
+    return;
+  }
+  if (other) {
+    if (!adapt(other, pointee))
+      return;
+    std::vector<int64_t> s;
+    if (other->type.elem != pointee) {
+      error(other->range,
+            "'other' is " + other->type.str() + " but the load gives " +
+                pointee.str(),
+            "cast it: (value as " + pointee.str() + ")");
+      return;
+    }
+    if (!broadcastShapes(other->type.shape, shape, s) || s != shape) {
+      error(other->range, "'other' shape " + shapeStr(other->type.shape) +
+                              " does not match the load shape " +
+                              shapeStr(shape));
+      return;
+    }
+    broadcastTo(other, shape);
+  }
+  broadcastTo(ptr, shape);
+  if (mask)
+    broadcastTo(mask, shape);
+  c.type = Type::value(pointee, shape);
+}
+
+void Sema::checkMemoryOp(CallExpr &c) {
+  if (!bindArgs(c, {"ptr", "value", "mask"}, 2))
+    return;
+  for (CallArg &a : c.args)
+    if (a.value)
+      checkExpr(a.value);
+  if (!allValid(c))
+    return;
+  ExprPtr &ptr = c.args[0].value;
+  ExprPtr &value = c.args[1].value;
+  ExprPtr &mask = c.args[2].value;
+  if (!requirePointer(diags_, c, *ptr) || !requireMask(diags_, mask.get()))
+    return;
+  ElementType pointee{ptr->type.elem.scalar, false};
+  if (!adapt(value, pointee))
+    return;
+  if (value->type.elem != pointee) {
+    error(value->range,
+          quoted(c.callee) + " of " + value->type.str() + " through " +
+              ptr->type.str(),
+          "cast the value: (value as " + pointee.str() + ")");
+    return;
+  }
+  if (c.builtin != Builtin::Store &&
+      (isStorageOnly(pointee.scalar) || isBool(pointee.scalar))) {
+    error(ptr->range, quoted(c.callee) + " does not support " + pointee.str());
+    return;
+  }
+  std::vector<int64_t> shape;
+  if (!broadcastShapes(ptr->type.shape, value->type.shape, shape) ||
+      (mask && !broadcastShapes(std::vector<int64_t>(shape), mask->type.shape,
+                                shape))) {
+    error(c.range, "shapes of pointer " + shapeStr(ptr->type.shape) +
+                       ", value " + shapeStr(value->type.shape) +
+                       (mask ? ", mask " + shapeStr(mask->type.shape) : "") +
+                       " do not broadcast together");
+    return;
+  }
+  broadcastTo(ptr, shape);
+  broadcastTo(value, shape);
+  if (mask)
+    broadcastTo(mask, shape);
+  c.type = c.builtin == Builtin::Store ? Type::voidTy()
+                                       : Type::value(pointee, shape);
+}
+
+void Sema::checkUnaryMath(CallExpr &c) {
+  if (!bindArgs(c, {"x"}, 1))
+    return;
+  ExprPtr &x = c.args[0].value;
+  checkExpr(x);
+  if (!allValid(c))
+    return;
+  if (x->type.isUntyped())
+    adapt(x, {ScalarKind::F32, false});
+  if (!x->type.isFloatLike()) {
+    error(x->range,
+          c.callee + " expects a floating-point value, got " + x->type.str(),
+          "cast first: (x as f32)");
+    return;
+  }
+  c.type = x->type;
+}
+
+void Sema::checkElementwise(CallExpr &c, bool floatOnly) {
+  bool isFma = c.builtin == Builtin::Fma;
+  if (!(isFma ? bindArgs(c, {"a", "b", "c"}, 3) : bindArgs(c, {"a", "b"}, 2)))
+    return;
+  for (CallArg &a : c.args)
+    checkExpr(a.value);
+  if (!allValid(c))
+    return;
+  ExprPtr &a = c.args[0].value;
+  ExprPtr &b = c.args[1].value;
+  // min/max of two constants folds (handy in constant expressions); the
+  // untyped result becomes a literal when its context adapts it.
+  if (!isFma && a->type.isUntyped() && b->type.isUntyped()) {
+    FoldResult lt = foldBinary(BinaryOp::Lt, *a->constValue, *b->constValue);
+    bool aLess = lt.value && lt.value->b;
+    bool pickA = c.builtin == Builtin::Minimum ? aLess : !aLess;
+    bool anyFloat = a->type.kind == Type::Kind::UntypedFloat ||
+                    b->type.kind == Type::Kind::UntypedFloat;
+    ConstValue v = pickA ? *a->constValue : *b->constValue;
+    c.type = anyFloat ? Type::untypedFloat() : Type::untypedInt();
+    c.constValue = anyFloat ? ConstValue::ofFloat(v.asDouble()) : v;
+    return;
+  }
+  std::string what = quoted(c.callee);
+  for (size_t i = 1; i < c.args.size(); ++i)
+    if (!unifyElements(c.args[0].value, c.args[i].value, what, c.range))
+      return;
+  if (!requireArithmetic(a, what))
+    return;
+  if (floatOnly && !a->type.isFloatLike()) {
+    error(a->range,
+          c.callee + " expects a floating-point value, got " + a->type.str(),
+          "cast first: (x as f32)");
+    return;
+  }
+  std::vector<int64_t> shape;
+  for (CallArg &arg : c.args)
+    if (!broadcastShapes(std::vector<int64_t>(shape), arg.value->type.shape,
+                         shape)) {
+      error(arg.value->range, "incompatible shapes in " + what + ": " +
+                                  shapeStr(shape) + " and " +
+                                  shapeStr(arg.value->type.shape));
+      return;
+    }
+  for (CallArg &arg : c.args)
+    broadcastTo(arg.value, shape);
+  c.type = a->type;
+}
+
+void Sema::checkWhere(CallExpr &c) {
+  if (!bindArgs(c, {"cond", "a", "b"}, 3))
+    return;
+  for (CallArg &a : c.args)
+    checkExpr(a.value);
+  if (!allValid(c))
+    return;
+  if (!requireMask(diags_, c.args[0].value.get()) ||
+      !unifyElements(c.args[1].value, c.args[2].value, "'where'", c.range))
+    return;
+  std::vector<int64_t> shape;
+  for (CallArg &arg : c.args)
+    if (!broadcastShapes(std::vector<int64_t>(shape), arg.value->type.shape,
+                         shape)) {
+      error(arg.value->range,
+            "incompatible shapes in 'where': " + shapeStr(shape) + " and " +
+                shapeStr(arg.value->type.shape));
+      return;
+    }
+  for (CallArg &arg : c.args)
+    broadcastTo(arg.value, shape);
+  c.type = c.args[1].value->type;
+}
+
+void Sema::checkCdiv(CallExpr &c) {
+  if (!bindArgs(c, {"a", "b"}, 2))
+    return;
+  for (CallArg &a : c.args)
+    checkExpr(a.value);
+  if (!allValid(c))
+    return;
+  ExprPtr &a = c.args[0].value;
+  ExprPtr &b = c.args[1].value;
+  if (a->type.isUntyped() && b->type.isUntyped()) {
+    FoldResult r = foldCdiv(*a->constValue, *b->constValue);
+    if (!r.value) {
+      error(c.range, r.error);
+      return;
+    }
+    c.constValue = r.value;
+    c.type = Type::untypedInt();
+    c.args.clear();
+    return;
+  }
+  if (!unifyElements(a, b, "'cdiv'", c.range))
+    return;
+  if (!a->type.isIntLike()) {
+    error(c.range, "cdiv expects integers, got " + a->type.str());
+    return;
+  }
+  std::vector<int64_t> shape;
+  if (!broadcastShapes(a->type.shape, b->type.shape, shape)) {
+    error(c.range, "incompatible shapes in 'cdiv': " + shapeStr(a->type.shape) +
+                       " and " + shapeStr(b->type.shape));
+    return;
+  }
+  broadcastTo(a, shape);
+  broadcastTo(b, shape);
+  c.type = a->type;
+}
+
+void Sema::checkReduction(CallExpr &c) {
+  if (!bindArgs(c, {"x", "axis"}, 1))
+    return;
+  ExprPtr &x = c.args[0].value;
+  checkExpr(x);
+  if (x->type.isInvalid())
+    return;
+  if (!x->type.isTile()) {
+    error(x->range, quoted(c.callee) + " reduces a tile, got " + x->type.str());
+    return;
+  }
+  if (!requireArithmetic(x, quoted(c.callee)))
+    return;
+  const std::vector<int64_t> &shape = x->type.shape;
+  int64_t axis = 0;
+  if (c.args[1].value) {
+    std::optional<int64_t> a = constInt(c.args[1].value, "the axis");
+    if (!a)
+      return;
+    if (*a < 0 || *a >= static_cast<int64_t>(shape.size())) {
+      error(c.args[1].value->range, "axis " + std::to_string(*a) +
+                                        " is out of range for " +
+                                        x->type.str());
+      return;
+    }
+    axis = *a;
+  } else if (shape.size() != 1) {
+    error(c.range,
+          quoted(c.callee) + " over a " + std::to_string(shape.size()) +
+              "-D tile needs an axis",
+          c.callee + "(x, axis = 0)");
+    return;
+  }
+  std::vector<int64_t> result = shape;
+  result.erase(result.begin() + axis);
+  c.axis = static_cast<int>(axis);
+  c.args.resize(1);
+  bool isArg = c.builtin == Builtin::Argmax || c.builtin == Builtin::Argmin;
+  c.type = Type::value(
+      isArg ? ElementType{ScalarKind::I32, false} : x->type.elem, result);
+}
+
+bool Sema::constDims(CallExpr &c, size_t first, size_t count,
+                     std::vector<int64_t> &shape) {
+  for (size_t i = first; i < first + count; ++i) {
+    std::optional<int64_t> d = constInt(c.args[i].value, "a dimension");
+    if (!d)
+      return false;
+    shape.push_back(*d);
+  }
+  return true;
+}
+
+void Sema::checkShapeBuiltin(CallExpr &c) {
+  for (const CallArg &a : c.args)
+    if (!a.name.empty()) {
+      error(a.nameRange, quoted(c.callee) + " takes positional arguments");
+      return;
+    }
+  bool isExpand = c.builtin == Builtin::ExpandDims;
+  if (c.args.size() < 2 || (isExpand && c.args.size() != 2)) {
+    error(c.range, isExpand ? "expand_dims takes (x, axis)"
+                            : quoted(c.callee) + " takes (x, dims...)");
+    return;
+  }
+  ExprPtr &x = c.args[0].value;
+  checkExpr(x);
+  if (x->type.isInvalid())
+    return;
+  finalize(x);
+  if (!x->type.isValue()) {
+    error(x->range,
+          quoted(c.callee) + " expects a value, got " + x->type.str());
+    return;
+  }
+  std::vector<int64_t> shape;
+  if (isExpand) {
+    std::optional<int64_t> axis = constInt(c.args[1].value, "the axis");
+    if (!axis)
+      return;
+    if (*axis < 0 || *axis > static_cast<int64_t>(x->type.rank())) {
+      error(c.args[1].value->range, "axis " + std::to_string(*axis) +
+                                        " is out of range for " +
+                                        x->type.str());
+      return;
+    }
+    shape = x->type.shape;
+    shape.insert(shape.begin() + *axis, 1);
+    c.axis = static_cast<int>(*axis);
+  } else if (!constDims(c, 1, c.args.size() - 1, shape)) {
+    return;
+  }
+  if (!checkTileShape(c.range, shape))
+    return;
+  if (c.builtin == Builtin::Reshape) {
+    int64_t from = 1, to = 1;
+    for (int64_t d : x->type.shape)
+      from *= d;
+    for (int64_t d : shape)
+      to *= d;
+    if (!x->type.isTile() || from != to) {
+      error(c.range, "cannot reshape " + x->type.str() + " (" +
+                         std::to_string(from) + " elements) to " +
+                         shapeStr(shape) + " (" + std::to_string(to) +
+                         " elements)");
+      return;
+    }
+  } else if (c.builtin == Builtin::BroadcastTo) {
+    std::vector<int64_t> s;
+    if (!broadcastShapes(x->type.shape, shape, s) || s != shape) {
+      error(c.range,
+            "cannot broadcast " + x->type.str() + " to " + shapeStr(shape),
+            "dims must be equal or 1");
+      return;
+    }
+  }
+  if (!isExpand)
+    c.shape = shape;
+  c.args.resize(1);
+  c.type = x->type.withShape(shape);
+}
+
+void Sema::checkFactory(CallExpr &c) {
+  for (const CallArg &a : c.args)
+    if (!a.name.empty()) {
+      error(a.nameRange, quoted(c.callee) + " takes positional arguments");
+      return;
+    }
+  bool isFull = c.builtin == Builtin::Full;
+  size_t fixed = isFull ? 2 : 1; // value?, dtype
+  if (c.args.size() < fixed + 1 ||
+      !isa<TypeArgExpr>(c.args.back().value.get())) {
+    error(c.range,
+          isFull ? "full takes (dims..., value, dtype)"
+                 : "zeros takes (dims..., dtype)",
+          isFull ? "e.g. full(128, 64, -1.0, f32)"
+                 : "e.g. zeros(128, 64, f32)");
+    return;
+  }
+  TypeRef &dtype = cast<TypeArgExpr>(c.args.back().value.get())->typeRef;
+  if (!resolveTypeRef(dtype))
+    return;
+  if (!dtype.tileDims.empty() || dtype.elem.isPointer) {
+    error(dtype.range, "the dtype must be a scalar element type");
+    return;
+  }
+  std::vector<int64_t> shape;
+  if (!constDims(c, 0, c.args.size() - fixed, shape) ||
+      !checkTileShape(c.range, shape))
+    return;
+  ExprPtr value;
+  if (isFull) {
+    value = std::move(c.args[c.args.size() - 2].value);
+    checkExpr(value);
+    if (value->type.isInvalid() || !adapt(value, dtype.elem))
+      return;
+    if (!value->type.isScalar() || value->type.elem != dtype.elem) {
+      error(value->range, "full value must be a " + dtype.elem.str() +
+                              " scalar, got " + value->type.str());
+      return;
+    }
+  }
+  ElementType elem = dtype.elem; // dtype dies with the args
+  c.args.clear();
+  if (value)
+    c.args.push_back({"", {}, std::move(value)});
+  c.shape = shape;
+  c.type = Type::value(elem, shape);
+}
+
+void Sema::checkCastCall(ExprPtr &e) {
+  auto *c = cast<CallExpr>(e.get());
+  if (!bindArgs(*c, {"x", "dtype", "rounding", "saturate"}, 2))
+    return;
+  auto *dtype = dyn_cast<TypeArgExpr>(c->args[1].value.get());
+  if (!dtype) {
+    error(c->args[1].value->range, "cast expects a type as its 2nd argument",
+          "cast(x, f8e4m3, rounding = rne, saturate = true)");
+    return;
+  }
+  Rounding rounding = Rounding::Default;
+  if (Expr *r = c->args[2].value.get()) {
+    static const std::pair<const char *, Rounding> kModes[] = {
+        {"rne", Rounding::RNE},
+        {"rz", Rounding::RZ},
+        {"ru", Rounding::RU},
+        {"rd", Rounding::RD}};
+    auto *name = dyn_cast<NameExpr>(r);
+    for (const auto &[text, mode] : kModes)
+      if (name && name->name == text)
+        rounding = mode;
+    if (rounding == Rounding::Default) {
+      error(r->range, "rounding must be one of rne, rz, ru, rd");
+      return;
+    }
+  }
+  std::optional<bool> saturate;
+  if (ExprPtr &s = c->args[3].value) {
+    checkExpr(s);
+    if (s->type.isInvalid())
+      return;
+    if (!s->constValue || !s->constValue->isBool()) {
+      error(s->range, "saturate must be true or false");
+      return;
+    }
+    saturate = s->constValue->b;
+  }
+  auto castExpr = std::make_unique<CastExpr>(
+      c->range, std::move(c->args[0].value), std::move(dtype->typeRef));
+  castExpr->explicitCall = true;
+  castExpr->rounding = rounding;
+  castExpr->saturate = saturate;
+  e = std::move(castExpr);
+  checkCast(*cast<CastExpr>(e.get()));
+}
+
+} // namespace megac::fe

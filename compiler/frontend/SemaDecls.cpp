@@ -1,0 +1,328 @@
+//===- SemaDecls.cpp - Constants, kernels and attributes ------------------===//
+#include "frontend/Builtins.h"
+#include "frontend/ConstFold.h"
+#include "frontend/Diagnostics.h"
+#include "frontend/EditDistance.h"
+#include "frontend/Sema.h"
+
+namespace megac::fe {
+
+bool Sema::run() {
+  declareGlobals();
+  for (auto &file : module_.files)
+    for (KernelDecl &k : file->kernels) {
+      if (diags_.limitReached())
+        break;
+      checkKernel(k);
+    }
+  checkUnusedDefines();
+  return !diags_.hasErrors();
+}
+
+/// Helpers and constants of every file share one namespace; files come in
+/// dependency order, so a constant may use constants of imported files and
+/// earlier ones of its own file.
+void Sema::declareGlobals() {
+  for (auto &file : module_.files)
+    for (HelperDecl &h : file->helpers) {
+      if (lookupBuiltin(h.name) != Builtin::None || h.name == "cast")
+        error(h.range, "'" + h.name + "' is a builtin and cannot be redefined");
+      else if (!helpers_.emplace(h.name, &h).second)
+        error(h.range, "helper '" + h.name + "' is already defined");
+    }
+  for (auto &file : module_.files)
+    for (ConstantDecl &c : file->constants) {
+      if (globals_.count(c.name)) {
+        error(c.range, "constant '" + c.name + "' is already defined");
+        continue;
+      }
+      checkConstant(c, /*isKernelParam=*/false);
+    }
+}
+
+void Sema::checkConstant(ConstantDecl &c, bool isKernelParam) {
+  bool ok = false;
+  if (c.init) {
+    checkExpr(c.init);
+    if (c.init->constValue && !c.init->type.isInvalid()) {
+      c.value = *c.init->constValue;
+      ok = true;
+      finalize(c.init);
+    } else if (!c.init->type.isInvalid()) {
+      error(c.init->range,
+            "the value of '" + c.name + "' must be known at compile time");
+    }
+  }
+  if (defines_.count(c.name)) {
+    usedDefines_.insert(c.name);
+    applyDefine(c);
+    ok = c.overridden;
+  } else if (!c.init) {
+    error(c.range, "compile-time parameter '" + c.name + "' has no value",
+          "give a default (<" + c.name + ": i32 = 1024>) or pass -D " + c.name +
+              "=...");
+  }
+  if (ok && c.annotation && resolveTypeRef(*c.annotation)) {
+    const Type &t = c.annotation->resolved;
+    ScalarKind k = t.elem.scalar;
+    if (!t.isScalar() || t.isPointer() || isStorageOnly(k)) {
+      error(c.annotation->range, "constants are integers, floats or i1");
+      ok = false;
+    } else if (isBool(k) != c.value.isBool() ||
+               (isInteger(k) && !c.value.isInt())) {
+      error(c.range, "'" + c.name + "' is declared " + t.str() +
+                         " but its value is " + c.value.str());
+      ok = false;
+    } else if (isInteger(k) && !intFits(c.value.i, k)) {
+      error(c.range, "value " + c.value.str() + " of '" + c.name +
+                         "' does not fit in " + t.str());
+      ok = false;
+    } else if (isFloat(k)) {
+      c.value = ConstValue::ofFloat(c.value.asDouble());
+    }
+  }
+  if (!ok)
+    badConstants_.insert(&c);
+  ScopeMap &scope = isKernelParam ? fn_.scopes.back() : globals_;
+  scope[c.name] = Symbol{nullptr, &c, std::nullopt};
+}
+
+void Sema::applyDefine(ConstantDecl &c) {
+  const std::string &text = defines_.at(c.name);
+  std::optional<ConstValue> v = parseDefineValue(text);
+  std::string flag = "-D " + c.name + "=" + text.substr(0, 64);
+  if (!v) {
+    error({}, flag + ": not an integer, float or true/false");
+    return;
+  }
+  bool hasDefault = c.init && c.init->constValue;
+  if (hasDefault) {
+    const ConstValue &d = c.value;
+    bool compatible = d.isBool()  ? v->isBool()
+                      : d.isInt() ? v->isInt()
+                                  : !v->isBool();
+    if (!compatible) {
+      const char *kind = d.isBool()  ? "a boolean"
+                         : d.isInt() ? "an integer"
+                                     : "a float";
+      error({}, flag + ": '" + c.name + "' is " + kind + " constant");
+      return;
+    }
+    if (d.isFloat())
+      v = ConstValue::ofFloat(v->asDouble());
+  }
+  c.value = *v;
+  c.overridden = true;
+}
+
+void Sema::checkUnusedDefines() {
+  std::vector<std::string> names;
+  for (const auto &[name, sym] : globals_)
+    names.push_back(name);
+  for (auto &file : module_.files)
+    for (KernelDecl &k : file->kernels)
+      for (ConstantDecl &c : k.constParams)
+        names.push_back(c.name);
+  for (const auto &[name, value] : defines_) {
+    if (usedDefines_.count(name))
+      continue;
+    std::string best = closestName(name, names);
+    error({},
+          "-D " + name.substr(0, 64) +
+              ": no constant or compile-time "
+              "parameter has this name",
+          best.empty() ? "" : "did you mean '" + best + "'?");
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Kernels
+//===----------------------------------------------------------------------===//
+
+void Sema::checkKernel(KernelDecl &k) {
+  kernel_ = &k;
+  fn_ = FunctionContext();
+  fn_.scopes.emplace_back(); // compile-time params and params
+  for (ConstantDecl &c : k.constParams) {
+    if (fn_.scopes.back().count(c.name))
+      error(c.range, "parameter '" + c.name + "' is already defined");
+    checkConstant(c, /*isKernelParam=*/true);
+  }
+  for (ParamDecl &p : k.params) {
+    if (fn_.scopes.back().count(p.var->name))
+      error(p.var->range, "parameter '" + p.var->name + "' is already defined");
+    if (resolveTypeRef(p.typeRef))
+      p.var->type = p.typeRef.resolved;
+    declareVar(*p.var);
+  }
+  // Shapes may name any parameter, so they are checked once all exist.
+  for (ParamDecl &p : k.params)
+    checkParam(p);
+  checkAttributes(k);
+  checkBlock(k.body);
+  kernel_ = nullptr;
+}
+
+void Sema::checkParam(ParamDecl &p) {
+  const Type &t = p.var->type;
+  if (t.isInvalid())
+    return;
+  const std::string &name = p.var->name;
+  if (!t.isPointer() && isStorageOnly(t.elem.scalar))
+    error(p.typeRef.range,
+          std::string("scalar parameters cannot be ") + t.str(),
+          "pass it as f32, or pass a pointer *" + t.str());
+  if (p.multipleOf && !t.isIntLike())
+    error(p.var->range, "'multiple_of' applies to integer parameters; '" +
+                            name + "' is " + t.str());
+  if (p.align <= 0 || (p.align & (p.align - 1)) != 0)
+    error(p.var->range, "'align' of '" + name + "' must be a power of two");
+  if (!p.shape.empty() && !t.isPointer())
+    error(p.var->range,
+          "only pointer parameters have a shape; '" + name + "' is " + t.str());
+  for (ExprPtr &dim : p.shape)
+    checkLaunchExpr(dim, "a shape dimension", /*wantBool=*/false);
+}
+
+/// Grid, shape and `when` expressions are evaluated by the runtime: only
+/// scalar params, constants (and in `when`, ctas/sms) may appear.
+void Sema::checkLaunchExpr(ExprPtr &e, const char *what, bool wantBool) {
+  checkExpr(e);
+  if (e->type.isInvalid())
+    return;
+  finalize(e);
+  const Type &t = e->type;
+  bool ok = t.isScalar() && (wantBool ? t.isBoolLike() : t.isIntLike());
+  if (!ok)
+    error(e->range,
+          std::string(what) + " must be " +
+              (wantBool ? "an i1 condition" : "an integer scalar") + ", got " +
+              t.str(),
+          "it may use scalar parameters, constants and integer arithmetic");
+}
+
+bool Sema::constIntArg(AttributeSyntax &a, int64_t lo, int64_t hi,
+                       int64_t &out) {
+  if (a.args.size() != 1 || !a.args[0].name.empty()) {
+    error(a.range, "@" + a.name + " takes one integer, e.g. @" + a.name + "(" +
+                       std::to_string(lo) + ")");
+    return false;
+  }
+  std::optional<int64_t> v = constInt(a.args[0].value, "the value");
+  if (!v)
+    return false;
+  if (*v < lo || *v > hi) {
+    error(a.args[0].value->range,
+          "@" + a.name + " must be between " + std::to_string(lo) + " and " +
+              std::to_string(hi) + ", got " + std::to_string(*v));
+    return false;
+  }
+  out = *v;
+  return true;
+}
+
+void Sema::checkAttributes(KernelDecl &k) {
+  static const std::vector<std::string> kKnown = {
+      "num_warps", "maxnreg", "min_ctas_per_sm", "grid", "variant"};
+  std::set<std::string> seen;
+  for (AttributeSyntax &a : k.attributes) {
+    if (a.name != "variant" && !seen.insert(a.name).second) {
+      error(a.range, "duplicate attribute '@" + a.name + "'");
+      continue;
+    }
+    int64_t v = 0;
+    if (a.name == "num_warps") {
+      if (constIntArg(a, 1, 32, v)) {
+        if (v & (v - 1))
+          error(a.range,
+                "@num_warps must be a power of two, got " + std::to_string(v));
+        k.numWarps = v;
+      }
+    } else if (a.name == "maxnreg") {
+      if (constIntArg(a, 24, 255, v))
+        k.maxnreg = v;
+    } else if (a.name == "min_ctas_per_sm") {
+      if (constIntArg(a, 1, 64, v))
+        k.minCtasPerSm = v;
+    } else if (a.name == "grid") {
+      if (a.args.empty() || a.args.size() > 3) {
+        error(a.range, "@grid takes 1 to 3 expressions",
+              "@grid(cdiv(n, BLOCK)) or @grid(x, y, z)");
+        continue;
+      }
+      for (CallArg &arg : a.args) {
+        if (!arg.name.empty()) {
+          error(arg.nameRange, "@grid takes positional expressions");
+          continue;
+        }
+        checkLaunchExpr(arg.value, "a grid dimension", /*wantBool=*/false);
+        k.grid.push_back(std::move(arg.value));
+      }
+    } else if (a.name == "variant") {
+      checkVariant(k, a);
+    } else {
+      std::string best = closestName(a.name, kKnown);
+      error(a.range, "unknown attribute '@" + a.name.substr(0, 64) + "'",
+            best.empty() ? "attributes are @num_warps @maxnreg "
+                           "@min_ctas_per_sm @grid @variant"
+                         : "did you mean '@" + best + "'?");
+    }
+  }
+}
+
+void Sema::checkVariant(KernelDecl &k, AttributeSyntax &a) {
+  auto *name = a.args.empty() || !a.args[0].name.empty()
+                   ? nullptr
+                   : dyn_cast<NameExpr>(a.args[0].value.get());
+  if (!name) {
+    error(a.range, "@variant needs a name first",
+          "@variant(big, maxnreg = 168, when = ctas > 2 * sms)");
+    return;
+  }
+  Variant v;
+  v.name = name->name;
+  v.range = a.range;
+  for (const Variant &other : k.variants)
+    if (other.name == v.name)
+      error(name->range, "duplicate variant '" + v.name + "'");
+  if (k.launchVars.empty())
+    for (const char *var : {"ctas", "sms"}) {
+      auto decl = std::make_unique<VarDecl>();
+      decl->kind = VarDecl::Kind::LaunchVar;
+      decl->name = var;
+      decl->type = Type::scalar(ScalarKind::I64);
+      k.launchVars.push_back(std::move(decl));
+    }
+  for (size_t i = 1; i < a.args.size(); ++i) {
+    CallArg &arg = a.args[i];
+    if (arg.name == "when") {
+      fn_.scopes.emplace_back();
+      for (auto &decl : k.launchVars)
+        declareVar(*decl);
+      checkLaunchExpr(arg.value, "the 'when' condition", /*wantBool=*/true);
+      fn_.scopes.pop_back();
+      v.when = std::move(arg.value);
+      continue;
+    }
+    std::optional<int64_t> *slot = arg.name == "maxnreg" ? &v.maxnreg
+                                   : arg.name == "min_ctas_per_sm"
+                                       ? &v.minCtasPerSm
+                                   : arg.name == "num_warps" ? &v.numWarps
+                                                             : nullptr;
+    if (!slot) {
+      error(arg.name.empty() ? arg.value->range : arg.nameRange,
+            "@variant takes keywords maxnreg, min_ctas_per_sm, num_warps, "
+            "when");
+      continue;
+    }
+    if (std::optional<int64_t> value = constInt(arg.value, "the value")) {
+      if (*value <= 0 || *value > 255)
+        error(arg.value->range, "'" + arg.name + "' must be in 1..255");
+      else
+        *slot = *value;
+    }
+  }
+  k.variants.push_back(std::move(v));
+}
+
+} // namespace megac::fe
