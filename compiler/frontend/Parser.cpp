@@ -68,6 +68,10 @@ private:
     return tokSpelling(t.kind);
   }
   void error(SourceRange r, std::string msg, std::string hint = {}) {
+    // After the nesting limit only its own error is worth reading.
+    if (tooDeepReported_)
+      return;
+    tooDeepReported_ = tooDeep_;
     diags_.error(r, std::move(msg), std::move(hint));
   }
 
@@ -794,6 +798,7 @@ private:
   size_t pos_ = 0;
   unsigned depth_ = 0;
   bool tooDeep_ = false;
+  bool tooDeepReported_ = false;
 };
 
 } // namespace
