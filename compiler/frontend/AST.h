@@ -305,7 +305,8 @@ struct TypeArgExpr : Expr {
 
 /// Inserted by sema: the operand (scalar or tile) broadcast to `type`
 /// (a tile of the same element type). A scalar operand is a splat; a tile
-/// operand has the same rank and size-1 dims where `type` is larger.
+/// operand has rank <= the target's, its dims aligned right (numpy): missing
+/// leading dims and size-1 dims are broadcast.
 struct BroadcastExpr : Expr {
   ExprPtr operand;
   BroadcastExpr(ExprPtr x, Type to)

@@ -66,7 +66,7 @@ class Type {
 public:
   enum class Kind : uint8_t {
     Invalid,      // an error was already reported; suppresses follow-ups
-    Void,         // store(), atomic_* used as statements return values though
+    Void,         // calls without a value (store)
     UntypedInt,   // int literal / constant, not yet adapted (sema only)
     UntypedFloat, // float literal / constant, not yet adapted (sema only)
     Value,        // scalar (shape empty) or tile (shape non-empty)
