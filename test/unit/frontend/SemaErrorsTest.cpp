@@ -17,10 +17,11 @@ void expectError(const std::string &src, const std::string &message,
   EXPECT_NE(text.find("error: " + message + "\n"), std::string::npos)
       << "missing: " << message << "\nin:\n"
       << text;
-  if (!hint.empty())
+  if (!hint.empty()) {
     EXPECT_NE(text.find("hint: " + hint + "\n"), std::string::npos)
         << "missing hint: " << hint << "\nin:\n"
         << text;
+  }
 }
 
 void expectKernelError(const std::string &body, const std::string &message,
