@@ -21,9 +21,9 @@ const char *unaryOpSpelling(UnaryOp op) {
 }
 
 const char *binaryOpSpelling(BinaryOp op) {
-  static const char *const kSpellings[] = {
-      "||", "&&", "|",  "^",  "&", "==", "!=", "<", "<=",
-      ">",  ">=", "<<", ">>", "+", "-",  "*",  "/", "%"};
+  static const char *const kSpellings[] = {"||", "&&", "|",  "^", "&",  "==",
+                                           "!=", "<",  "<=", ">", ">=", "<<",
+                                           ">>", "+",  "-",  "*", "/",  "%"};
   return kSpellings[static_cast<int>(op)];
 }
 
@@ -147,8 +147,8 @@ StmtPtr cloneStmt(const Stmt &s) {
     var->kind = l->var->kind;
     var->name = l->var->name;
     var->range = l->var->range;
-    auto out = std::make_unique<LetStmt>(s.range, std::move(var),
-                                         cloneExpr(*l->init));
+    auto out =
+        std::make_unique<LetStmt>(s.range, std::move(var), cloneExpr(*l->init));
     if (l->annotation)
       out->annotation = cloneTypeRef(*l->annotation);
     return out;
@@ -181,8 +181,8 @@ StmtPtr cloneStmt(const Stmt &s) {
   }
   case StmtKind::Return: {
     auto *r = cast<ReturnStmt>(&s);
-    return std::make_unique<ReturnStmt>(s.range,
-                                        r->value ? cloneExpr(*r->value) : nullptr);
+    return std::make_unique<ReturnStmt>(s.range, r->value ? cloneExpr(*r->value)
+                                                          : nullptr);
   }
   }
   return nullptr;

@@ -118,7 +118,7 @@ enum class ExprKind : uint8_t {
 struct Expr {
   const ExprKind kind;
   SourceRange range;
-  Type type;                           // set by sema
+  Type type;                            // set by sema
   std::optional<ConstValue> constValue; // set by sema when compile-time
 
   virtual ~Expr() = default;
@@ -305,7 +305,8 @@ struct TypeArgExpr : Expr {
 
 /// Inserted by sema: the operand (scalar or tile) broadcast to `type`
 /// (a tile of the same element type). A scalar operand is a splat; a tile
-/// operand has the same rank and size-1 dims where `type` is larger.
+/// operand has rank <= the target's, its dims aligned right (numpy): missing
+/// leading dims and size-1 dims are broadcast.
 struct BroadcastExpr : Expr {
   ExprPtr operand;
   BroadcastExpr(ExprPtr x, Type to)
@@ -371,7 +372,8 @@ struct AssignStmt : Stmt {
 
 struct ExprStmt : Stmt {
   ExprPtr expr;
-  ExprStmt(SourceRange r, ExprPtr e) : Stmt(StmtKind::Expr, r), expr(std::move(e)) {}
+  ExprStmt(SourceRange r, ExprPtr e)
+      : Stmt(StmtKind::Expr, r), expr(std::move(e)) {}
   static bool classof(const Stmt *s) { return s->kind == StmtKind::Expr; }
 };
 
@@ -408,7 +410,8 @@ struct IfStmt : Stmt {
 /// statement of a helper (consumed by inlining; never seen by the emitter).
 struct ReturnStmt : Stmt {
   ExprPtr value; // null for `return;`
-  ReturnStmt(SourceRange r, ExprPtr v) : Stmt(StmtKind::Return, r), value(std::move(v)) {}
+  ReturnStmt(SourceRange r, ExprPtr v)
+      : Stmt(StmtKind::Return, r), value(std::move(v)) {}
   static bool classof(const Stmt *s) { return s->kind == StmtKind::Return; }
 };
 
@@ -440,7 +443,7 @@ struct HelperDecl {
 struct ParamDecl {
   std::unique_ptr<VarDecl> var; // var->type: scalar or pointer
   TypeRef typeRef;
-  std::vector<ExprPtr> shape; // `*bf16[M, 2 * I]`: runtime shape check
+  std::vector<ExprPtr> shape;        // `*bf16[M, 2 * I]`: runtime shape check
   std::optional<int64_t> multipleOf; // ints: value % N == 0
   int64_t align = 16; // pointers: byte alignment assumed (default 16)
 };

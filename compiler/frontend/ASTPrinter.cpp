@@ -13,7 +13,7 @@ namespace megac::fe {
 /// tighter); atoms are 100.
 static int precedence(const Expr &e) {
   if (auto *b = dyn_cast<BinaryExpr>(&e)) {
-    static const int kPrec[] = {1, 2, 3, 4, 5, 6, 6, 7, 7,
+    static const int kPrec[] = {1, 2, 3, 4, 5, 6, 6,  7,  7,
                                 7, 7, 8, 8, 9, 9, 10, 10, 10};
     return kPrec[static_cast<int>(b->op)];
   }
@@ -122,9 +122,7 @@ public:
   }
 
 private:
-  std::ostream &line(int depth) {
-    return os_ << std::string(depth * 2, ' ');
-  }
+  std::ostream &line(int depth) { return os_ << std::string(depth * 2, ' '); }
 
   void kernel(const KernelDecl &k) {
     line(0) << "kernel " << k.name << " num_warps=" << k.numWarps;
@@ -201,8 +199,8 @@ private:
       return;
     case StmtKind::For: {
       auto *f = cast<ForStmt>(&s);
-      line(depth) << "for " << f->index->name << ": "
-                  << f->index->type.str() << "\n";
+      line(depth) << "for " << f->index->name << ": " << f->index->type.str()
+                  << "\n";
       carried(f->carried, depth + 1);
       expr(*f->start, depth + 1);
       expr(*f->end, depth + 1);

@@ -63,7 +63,9 @@ const char *builtinName(Builtin b) {
 
 bool isUnaryMath(Builtin b) { return b >= Builtin::Exp && b <= Builtin::Abs; }
 
-bool isReduction(Builtin b) { return b >= Builtin::Sum && b <= Builtin::Argmin; }
+bool isReduction(Builtin b) {
+  return b >= Builtin::Sum && b <= Builtin::Argmin;
+}
 
 std::vector<std::string> allBuiltinNames() {
   std::vector<std::string> names;

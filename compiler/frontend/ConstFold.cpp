@@ -8,7 +8,9 @@
 namespace megac::fe {
 
 static FoldResult ok(ConstValue v) { return {v, {}}; }
-static FoldResult fail(std::string why) { return {std::nullopt, std::move(why)}; }
+static FoldResult fail(std::string why) {
+  return {std::nullopt, std::move(why)};
+}
 
 static FoldResult foldInt(BinaryOp op, int64_t a, int64_t b) {
   int64_t r = 0;
@@ -39,8 +41,8 @@ static FoldResult foldInt(BinaryOp op, int64_t a, int64_t b) {
                   " is out of range [0, 63]");
     if (op == BinaryOp::Shr)
       return ok(ConstValue::ofInt(a >> b));
-    return ok(ConstValue::ofInt(
-        static_cast<int64_t>(static_cast<uint64_t>(a) << b)));
+    return ok(
+        ConstValue::ofInt(static_cast<int64_t>(static_cast<uint64_t>(a) << b)));
   case BinaryOp::BitAnd:
     return ok(ConstValue::ofInt(a & b));
   case BinaryOp::BitOr:

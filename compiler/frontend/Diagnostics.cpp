@@ -23,18 +23,18 @@ void DiagnosticEngine::report(Severity sev, SourceRange range,
                               std::string message, std::string hint) {
   if (truncated_)
     return;
-  if (sev == Severity::Error && errorCount_ == maxErrors_) {
-    // One error past the cap: say we stop, then drop everything else.
-    diags_.push_back({Severity::Note, {},
-                      "too many errors (more than " +
-                          std::to_string(maxErrors_) + "), stopping now",
-                      {}});
-    truncated_ = true;
-    return;
-  }
   if (sev == Severity::Error)
     ++errorCount_;
   diags_.push_back({sev, range, std::move(message), std::move(hint)});
+  if (errorCount_ == maxErrors_) {
+    // At the cap: say we stop, then drop everything else.
+    diags_.push_back(
+        {Severity::Note,
+         {},
+         "too many errors (" + std::to_string(maxErrors_) + "), stopping now",
+         {}});
+    truncated_ = true;
+  }
 }
 
 /// Source text is shown as-is except that control bytes (NUL, tabs, junk)

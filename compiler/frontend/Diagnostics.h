@@ -7,7 +7,7 @@
 //             ^~~~
 //   hint: did you mean 'offs'?
 //
-// After `maxErrors` errors one last "too many errors" error is recorded and
+// After `maxErrors` errors a "too many errors" note is recorded and
 // everything after is dropped; callers poll limitReached() to stop early.
 //
 //===----------------------------------------------------------------------===//

@@ -18,8 +18,8 @@ size_t editDistance(const std::string &a, const std::string &b, size_t cap) {
     size_t rowMin = row[0];
     for (size_t j = 1; j <= b.size(); ++j) {
       size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1,
-                         diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      row[j] = std::min(
+          {row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
       diag = up;
       rowMin = std::min(rowMin, row[j]);
     }

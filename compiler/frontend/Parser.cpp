@@ -68,6 +68,10 @@ private:
     return tokSpelling(t.kind);
   }
   void error(SourceRange r, std::string msg, std::string hint = {}) {
+    // After the nesting limit only its own error is worth reading.
+    if (tooDeepReported_)
+      return;
+    tooDeepReported_ = tooDeep_;
     diags_.error(r, std::move(msg), std::move(hint));
   }
 
@@ -143,9 +147,8 @@ private:
       return parseHelper();
     if (at(Tok::At) || at(Tok::KwKernel))
       return parseKernel();
-    error(tok().range,
-          "expected 'import', 'const', 'fn' or 'kernel', got " +
-              describe(tok()));
+    error(tok().range, "expected 'import', 'const', 'fn' or 'kernel', got " +
+                           describe(tok()));
     advance();
     return false;
   }
@@ -363,7 +366,8 @@ private:
           return false;
         t.tileDims.push_back(std::move(dim));
         if (!atIdent("x")) {
-          error(tok().range, "expected 'x' in tile type, got " + describe(tok()),
+          error(tok().range,
+                "expected 'x' in tile type, got " + describe(tok()),
                 "write tile<128 x 64 x f32>");
           return false;
         }
@@ -464,8 +468,8 @@ private:
   StmtPtr parseLet() {
     SourceRange start = advance().range;
     if (!at(Tok::Ident)) {
-      error(tok().range, "expected a variable name after 'let', got " +
-                             describe(tok()));
+      error(tok().range,
+            "expected a variable name after 'let', got " + describe(tok()));
       return nullptr;
     }
     auto var = std::make_unique<VarDecl>();
@@ -712,8 +716,8 @@ private:
       } else if (accept(Tok::KwNone)) {
         isNewDim.push_back(true);
       } else {
-        error(tok().range, "expected ':' or 'None' in an index, got " +
-                               describe(tok()),
+        error(tok().range,
+              "expected ':' or 'None' in an index, got " + describe(tok()),
               "indexing only inserts dims: x[:, None] or x[None, :]");
         return nullptr;
       }
@@ -764,7 +768,8 @@ private:
       advance();
       return std::make_unique<BoolLitExpr>(t.range, t.kind == Tok::KwTrue);
     case Tok::Ident: {
-      if (isScalarTypeName(t) || (t.text == "tile" && tok(1).kind == Tok::Less)) {
+      if (isScalarTypeName(t) ||
+          (t.text == "tile" && tok(1).kind == Tok::Less)) {
         TypeRef ref;
         if (!parseType(ref))
           return nullptr;
@@ -793,6 +798,7 @@ private:
   size_t pos_ = 0;
   unsigned depth_ = 0;
   bool tooDeep_ = false;
+  bool tooDeepReported_ = false;
 };
 
 } // namespace

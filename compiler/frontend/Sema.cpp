@@ -190,12 +190,13 @@ void Sema::checkFor(ForStmt &s) {
       }
       const Type &t = (*b)->type;
       if (!t.isScalar() || !t.isIntLike()) {
-        error((*b)->range, "range() bounds must be integer scalars, got " +
-                               t.str());
+        error((*b)->range,
+              "range() bounds must be integer scalars, got " + t.str());
         ok = false;
       } else if (t.elem != elem) {
-        error((*b)->range, "range() bounds must share one type: " +
-                               Type::value(elem, {}).str() + " and " + t.str(),
+        error((*b)->range,
+              "range() bounds must share one type: " +
+                  Type::value(elem, {}).str() + " and " + t.str(),
               "cast one with 'as'");
         ok = false;
       }
@@ -264,9 +265,9 @@ void Sema::inlineHelper(ExprPtr &e, const HelperDecl &h) {
       return;
     }
   if (call->args.size() != h.params.size()) {
-    error(call->range, "'" + h.name + "' takes " +
-                           std::to_string(h.params.size()) + " arguments, got " +
-                           std::to_string(call->args.size()));
+    error(call->range,
+          "'" + h.name + "' takes " + std::to_string(h.params.size()) +
+              " arguments, got " + std::to_string(call->args.size()));
     return;
   }
   for (const HelperDecl *active : inlineStack_)

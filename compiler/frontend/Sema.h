@@ -42,9 +42,9 @@ public:
 private:
   /// What a name refers to.
   struct Symbol {
-    const VarDecl *var = nullptr;         // a value
+    const VarDecl *var = nullptr;           // a value
     const ConstantDecl *constant = nullptr; // a compile-time constant
-    std::optional<ConstValue> inlineConst; // helper param bound to a constant
+    std::optional<ConstValue> inlineConst;  // helper param bound to a constant
   };
   using ScopeMap = std::map<std::string, Symbol>;
 

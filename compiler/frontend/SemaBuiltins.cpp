@@ -181,8 +181,8 @@ static bool requirePointer(DiagnosticEngine &diags, const CallExpr &c,
                            const Expr &ptr) {
   if (ptr.type.isPointer())
     return true;
-  diags.error(ptr.range, quoted(c.callee) + " expects a pointer, got " +
-                             ptr.type.str(),
+  diags.error(ptr.range,
+              quoted(c.callee) + " expects a pointer, got " + ptr.type.str(),
               "pointers are kernel params of type *T, offset with +");
   return false;
 }
@@ -335,8 +335,8 @@ void Sema::checkElementwise(CallExpr &c, bool floatOnly) {
   if (!requireArithmetic(a, what))
     return;
   if (floatOnly && !a->type.isFloatLike()) {
-    error(a->range, c.callee + " expects a floating-point value, got " +
-                        a->type.str(),
+    error(a->range,
+          c.callee + " expects a floating-point value, got " + a->type.str(),
           "cast first: (x as f32)");
     return;
   }
@@ -368,9 +368,9 @@ void Sema::checkWhere(CallExpr &c) {
   for (CallArg &arg : c.args)
     if (!broadcastShapes(std::vector<int64_t>(shape), arg.value->type.shape,
                          shape)) {
-      error(arg.value->range, "incompatible shapes in 'where': " +
-                                  shapeStr(shape) + " and " +
-                                  shapeStr(arg.value->type.shape));
+      error(arg.value->range,
+            "incompatible shapes in 'where': " + shapeStr(shape) + " and " +
+                shapeStr(arg.value->type.shape));
       return;
     }
   for (CallArg &arg : c.args)
@@ -406,9 +406,8 @@ void Sema::checkCdiv(CallExpr &c) {
   }
   std::vector<int64_t> shape;
   if (!broadcastShapes(a->type.shape, b->type.shape, shape)) {
-    error(c.range, "incompatible shapes in 'cdiv': " +
-                       shapeStr(a->type.shape) + " and " +
-                       shapeStr(b->type.shape));
+    error(c.range, "incompatible shapes in 'cdiv': " + shapeStr(a->type.shape) +
+                       " and " + shapeStr(b->type.shape));
     return;
   }
   broadcastTo(a, shape);
@@ -421,12 +420,10 @@ void Sema::checkReduction(CallExpr &c) {
     return;
   ExprPtr &x = c.args[0].value;
   checkExpr(x);
-  // Only x: the axis is a constant checked below, not a typed operand.
-  if (x->type.isInvalid() || x->type.isVoid())
+  if (x->type.isInvalid())
     return;
   if (!x->type.isTile()) {
-    error(x->range, quoted(c.callee) + " reduces a tile, got " +
-                        x->type.str());
+    error(x->range, quoted(c.callee) + " reduces a tile, got " + x->type.str());
     return;
   }
   if (!requireArithmetic(x, quoted(c.callee)))
@@ -438,9 +435,9 @@ void Sema::checkReduction(CallExpr &c) {
     if (!a)
       return;
     if (*a < 0 || *a >= static_cast<int64_t>(shape.size())) {
-      error(c.args[1].value->range,
-            "axis " + std::to_string(*a) + " is out of range for " +
-                x->type.str());
+      error(c.args[1].value->range, "axis " + std::to_string(*a) +
+                                        " is out of range for " +
+                                        x->type.str());
       return;
     }
     axis = *a;
@@ -456,9 +453,8 @@ void Sema::checkReduction(CallExpr &c) {
   c.axis = static_cast<int>(axis);
   c.args.resize(1);
   bool isArg = c.builtin == Builtin::Argmax || c.builtin == Builtin::Argmin;
-  c.type = Type::value(isArg ? ElementType{ScalarKind::I32, false}
-                             : x->type.elem,
-                       result);
+  c.type = Type::value(
+      isArg ? ElementType{ScalarKind::I32, false} : x->type.elem, result);
 }
 
 bool Sema::constDims(CallExpr &c, size_t first, size_t count,
@@ -490,8 +486,8 @@ void Sema::checkShapeBuiltin(CallExpr &c) {
     return;
   finalize(x);
   if (!x->type.isValue()) {
-    error(x->range, quoted(c.callee) + " expects a value, got " +
-                        x->type.str());
+    error(x->range,
+          quoted(c.callee) + " expects a value, got " + x->type.str());
     return;
   }
   std::vector<int64_t> shape;
@@ -529,8 +525,8 @@ void Sema::checkShapeBuiltin(CallExpr &c) {
   } else if (c.builtin == Builtin::BroadcastTo) {
     std::vector<int64_t> s;
     if (!broadcastShapes(x->type.shape, shape, s) || s != shape) {
-      error(c.range, "cannot broadcast " + x->type.str() + " to " +
-                         shapeStr(shape),
+      error(c.range,
+            "cannot broadcast " + x->type.str() + " to " + shapeStr(shape),
             "dims must be equal or 1");
       return;
     }
@@ -551,9 +547,11 @@ void Sema::checkFactory(CallExpr &c) {
   size_t fixed = isFull ? 2 : 1; // value?, dtype
   if (c.args.size() < fixed + 1 ||
       !isa<TypeArgExpr>(c.args.back().value.get())) {
-    error(c.range, isFull ? "full takes (dims..., value, dtype)"
-                          : "zeros takes (dims..., dtype)",
-          isFull ? "e.g. full(128, 64, -1.0, f32)" : "e.g. zeros(128, 64, f32)");
+    error(c.range,
+          isFull ? "full takes (dims..., value, dtype)"
+                 : "zeros takes (dims..., dtype)",
+          isFull ? "e.g. full(128, 64, -1.0, f32)"
+                 : "e.g. zeros(128, 64, f32)");
     return;
   }
   TypeRef &dtype = cast<TypeArgExpr>(c.args.back().value.get())->typeRef;

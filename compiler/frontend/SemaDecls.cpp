@@ -49,8 +49,8 @@ void Sema::checkConstant(ConstantDecl &c, bool isKernelParam) {
       ok = true;
       finalize(c.init);
     } else if (!c.init->type.isInvalid()) {
-      error(c.init->range, "the value of '" + c.name +
-                               "' must be known at compile time");
+      error(c.init->range,
+            "the value of '" + c.name + "' must be known at compile time");
     }
   }
   if (defines_.count(c.name)) {
@@ -59,8 +59,8 @@ void Sema::checkConstant(ConstantDecl &c, bool isKernelParam) {
     ok = c.overridden;
   } else if (!c.init) {
     error(c.range, "compile-time parameter '" + c.name + "' has no value",
-          "give a default (<" + c.name + ": i32 = 1024>) or pass -D " +
-              c.name + "=...");
+          "give a default (<" + c.name + ": i32 = 1024>) or pass -D " + c.name +
+              "=...");
   }
   if (ok && c.annotation && resolveTypeRef(*c.annotation)) {
     const Type &t = c.annotation->resolved;
@@ -98,12 +98,13 @@ void Sema::applyDefine(ConstantDecl &c) {
   bool hasDefault = c.init && c.init->constValue;
   if (hasDefault) {
     const ConstValue &d = c.value;
-    bool compatible = d.isBool() ? v->isBool()
+    bool compatible = d.isBool()  ? v->isBool()
                       : d.isInt() ? v->isInt()
                                   : !v->isBool();
     if (!compatible) {
-      const char *kind = d.isBool() ? "a boolean" : d.isInt() ? "an integer"
-                                                              : "a float";
+      const char *kind = d.isBool()  ? "a boolean"
+                         : d.isInt() ? "an integer"
+                                     : "a float";
       error({}, flag + ": '" + c.name + "' is " + kind + " constant");
       return;
     }
@@ -126,8 +127,10 @@ void Sema::checkUnusedDefines() {
     if (usedDefines_.count(name))
       continue;
     std::string best = closestName(name, names);
-    error({}, "-D " + name.substr(0, 64) + ": no constant or compile-time "
-                                           "parameter has this name",
+    error({},
+          "-D " + name.substr(0, 64) +
+              ": no constant or compile-time "
+              "parameter has this name",
           best.empty() ? "" : "did you mean '" + best + "'?");
   }
 }
@@ -175,8 +178,8 @@ void Sema::checkParam(ParamDecl &p) {
   if (p.align <= 0 || (p.align & (p.align - 1)) != 0)
     error(p.var->range, "'align' of '" + name + "' must be a power of two");
   if (!p.shape.empty() && !t.isPointer())
-    error(p.var->range, "only pointer parameters have a shape; '" + name +
-                            "' is " + t.str());
+    error(p.var->range,
+          "only pointer parameters have a shape; '" + name + "' is " + t.str());
   for (ExprPtr &dim : p.shape)
     checkLaunchExpr(dim, "a shape dimension", /*wantBool=*/false);
 }
@@ -193,26 +196,25 @@ void Sema::checkLaunchExpr(ExprPtr &e, const char *what, bool wantBool) {
   if (!ok)
     error(e->range,
           std::string(what) + " must be " +
-              (wantBool ? "an i1 condition" : "an integer scalar") +
-              ", got " + t.str(),
+              (wantBool ? "an i1 condition" : "an integer scalar") + ", got " +
+              t.str(),
           "it may use scalar parameters, constants and integer arithmetic");
 }
 
 bool Sema::constIntArg(AttributeSyntax &a, int64_t lo, int64_t hi,
                        int64_t &out) {
   if (a.args.size() != 1 || !a.args[0].name.empty()) {
-    error(a.range, "@" + a.name + " takes one integer, e.g. @" + a.name +
-                       "(" + std::to_string(lo) + ")");
+    error(a.range, "@" + a.name + " takes one integer, e.g. @" + a.name + "(" +
+                       std::to_string(lo) + ")");
     return false;
   }
   std::optional<int64_t> v = constInt(a.args[0].value, "the value");
   if (!v)
     return false;
   if (*v < lo || *v > hi) {
-    error(a.args[0].value->range, "@" + a.name + " must be between " +
-                                      std::to_string(lo) + " and " +
-                                      std::to_string(hi) + ", got " +
-                                      std::to_string(*v));
+    error(a.args[0].value->range,
+          "@" + a.name + " must be between " + std::to_string(lo) + " and " +
+              std::to_string(hi) + ", got " + std::to_string(*v));
     return false;
   }
   out = *v;
@@ -232,8 +234,8 @@ void Sema::checkAttributes(KernelDecl &k) {
     if (a.name == "num_warps") {
       if (constIntArg(a, 1, 32, v)) {
         if (v & (v - 1))
-          error(a.range, "@num_warps must be a power of two, got " +
-                             std::to_string(v));
+          error(a.range,
+                "@num_warps must be a power of two, got " + std::to_string(v));
         k.numWarps = v;
       }
     } else if (a.name == "maxnreg") {

@@ -28,8 +28,7 @@ bool Sema::checkTileShape(SourceRange r, const std::vector<int64_t> &shape) {
   int64_t elements = 1;
   for (int64_t d : shape) {
     if (!isPowerOfTwo(d)) {
-      error(r,
-            "tile dimension " + std::to_string(d) + " is not a power of two",
+      error(r, "tile dimension " + std::to_string(d) + " is not a power of two",
             "pad to the next power of two and mask");
       return false;
     }
@@ -79,8 +78,7 @@ bool Sema::adapt(ExprPtr &e, ElementType target) {
   }
   if (isStorageOnly(k)) {
     error(e->range,
-          "a literal cannot be " + std::string(scalarKindName(k)) +
-              " directly",
+          "a literal cannot be " + std::string(scalarKindName(k)) + " directly",
           std::string("write it as f32 and cast: (") + text + " as " +
               scalarKindName(k) + ")");
     return false;
@@ -88,14 +86,13 @@ bool Sema::adapt(ExprPtr &e, ElementType target) {
   if (isInteger(k)) {
     if (v.isFloat()) {
       error(e->range,
-            "float literal " + text + " cannot be used as " +
-                scalarKindName(k),
+            "float literal " + text + " cannot be used as " + scalarKindName(k),
             "write an integer, or cast one side with 'as'");
       return false;
     }
     if (!intFits(v.i, k)) {
-      error(e->range, "integer " + text + " does not fit in " +
-                          scalarKindName(k));
+      error(e->range,
+            "integer " + text + " does not fit in " + scalarKindName(k));
       return false;
     }
   }
@@ -293,16 +290,15 @@ void Sema::checkUnary(ExprPtr &e) {
   const Type &t = u->operand->type;
   if (t.isInvalid())
     return;
-  if (t.isUntyped() || (t.isScalar() && u->operand->constValue &&
-                        u->op == UnaryOp::Not)) {
+  if (t.isUntyped() ||
+      (t.isScalar() && u->operand->constValue && u->op == UnaryOp::Not)) {
     FoldResult r = foldUnary(u->op, *u->operand->constValue);
     if (!r.value) {
       error(e->range, r.error);
       return;
     }
-    e = makeLiteral(e->range, *r.value, r.value->isBool()
-                                            ? Type::scalar(ScalarKind::I1)
-                                            : t);
+    e = makeLiteral(e->range, *r.value,
+                    r.value->isBool() ? Type::scalar(ScalarKind::I1) : t);
     return;
   }
   std::string op = std::string("'") + unaryOpSpelling(u->op) + "'";
@@ -360,8 +356,8 @@ void Sema::checkBinary(ExprPtr &e) {
 
   // Constant folding of untyped operands and of boolean literals.
   bool bothConst = b->lhs->constValue && b->rhs->constValue;
-  bool bothBoolScalars = lt.isScalar() && rt.isScalar() && lt.isBoolLike() &&
-                         rt.isBoolLike();
+  bool bothBoolScalars =
+      lt.isScalar() && rt.isScalar() && lt.isBoolLike() && rt.isBoolLike();
   if (bothConst && ((lt.isUntyped() && rt.isUntyped()) || bothBoolScalars)) {
     FoldResult r = foldBinary(b->op, *b->lhs->constValue, *b->rhs->constValue);
     if (!r.value) {
@@ -380,8 +376,8 @@ void Sema::checkBinary(ExprPtr &e) {
                        rt.isUntyped() ? std::vector<int64_t>{} : rt.shape,
                        shape)) {
     error(b->opRange,
-          "incompatible shapes in " + op + ": " + shapeStr(lt.shape) +
-              " and " + shapeStr(rt.shape),
+          "incompatible shapes in " + op + ": " + shapeStr(lt.shape) + " and " +
+              shapeStr(rt.shape),
           "dims must be equal or 1; insert a dim with x[:, None]");
     return;
   }
@@ -440,9 +436,8 @@ void Sema::checkBinary(ExprPtr &e) {
   }
   broadcastTo(b->lhs, shape);
   broadcastTo(b->rhs, shape);
-  e->type = isComparison(b->op)
-                ? Type::value({ScalarKind::I1, false}, shape)
-                : b->lhs->type;
+  e->type = isComparison(b->op) ? Type::value({ScalarKind::I1, false}, shape)
+                                : b->lhs->type;
 }
 
 void Sema::checkCast(CastExpr &c) {

@@ -86,8 +86,8 @@ std::string_view SourceManager::lineText(uint32_t file, uint32_t line) const {
     return {};
   const std::string &text = entry(file).text;
   uint32_t begin = starts[line - 1];
-  uint32_t end =
-      line < starts.size() ? starts[line] - 1 : static_cast<uint32_t>(text.size());
+  uint32_t end = line < starts.size() ? starts[line] - 1
+                                      : static_cast<uint32_t>(text.size());
   if (end > begin && text[end - 1] == '\r')
     --end;
   return std::string_view(text).substr(begin, end - begin);

@@ -2,8 +2,8 @@
 #include "frontend/Types.h"
 
 #include <cmath>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 
 namespace megac::fe {
 
@@ -14,14 +14,14 @@ struct KindInfo {
   unsigned bits;
 };
 constexpr KindInfo kKinds[] = {
-    {ScalarKind::I1, "i1", 1},           {ScalarKind::I8, "i8", 8},
-    {ScalarKind::I16, "i16", 16},        {ScalarKind::I32, "i32", 32},
-    {ScalarKind::I64, "i64", 64},        {ScalarKind::U8, "u8", 8},
-    {ScalarKind::U16, "u16", 16},        {ScalarKind::U32, "u32", 32},
-    {ScalarKind::U64, "u64", 64},        {ScalarKind::F16, "f16", 16},
-    {ScalarKind::BF16, "bf16", 16},      {ScalarKind::F32, "f32", 32},
-    {ScalarKind::F64, "f64", 64},        {ScalarKind::F8E4M3, "f8e4m3", 8},
-    {ScalarKind::F8E5M2, "f8e5m2", 8},   {ScalarKind::F4E2M1X2, "f4e2m1x2", 8},
+    {ScalarKind::I1, "i1", 1},         {ScalarKind::I8, "i8", 8},
+    {ScalarKind::I16, "i16", 16},      {ScalarKind::I32, "i32", 32},
+    {ScalarKind::I64, "i64", 64},      {ScalarKind::U8, "u8", 8},
+    {ScalarKind::U16, "u16", 16},      {ScalarKind::U32, "u32", 32},
+    {ScalarKind::U64, "u64", 64},      {ScalarKind::F16, "f16", 16},
+    {ScalarKind::BF16, "bf16", 16},    {ScalarKind::F32, "f32", 32},
+    {ScalarKind::F64, "f64", 64},      {ScalarKind::F8E4M3, "f8e4m3", 8},
+    {ScalarKind::F8E5M2, "f8e5m2", 8}, {ScalarKind::F4E2M1X2, "f4e2m1x2", 8},
     {ScalarKind::E8M0, "e8m0", 8},
 };
 } // namespace

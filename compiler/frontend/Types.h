@@ -42,11 +42,11 @@ const char *scalarKindName(ScalarKind k);
 std::optional<ScalarKind> scalarKindFromName(std::string_view name);
 /// Bits of one element (f4e2m1x2: 8, the packed pair).
 unsigned bitWidth(ScalarKind k);
-bool isBool(ScalarKind k);       // i1
-bool isInteger(ScalarKind k);    // i8..i64, u8..u64 (not i1)
-bool isSigned(ScalarKind k);     // i8..i64
-bool isFloat(ScalarKind k);      // f16 bf16 f32 f64 (arithmetic floats)
-bool isStorageOnly(ScalarKind k); // f8e4m3 f8e5m2 f4e2m1x2 e8m0
+bool isBool(ScalarKind k);              // i1
+bool isInteger(ScalarKind k);           // i8..i64, u8..u64 (not i1)
+bool isSigned(ScalarKind k);            // i8..i64
+bool isFloat(ScalarKind k);             // f16 bf16 f32 f64 (arithmetic floats)
+bool isStorageOnly(ScalarKind k);       // f8e4m3 f8e5m2 f4e2m1x2 e8m0
 bool isKernelScalarParam(ScalarKind k); // allowed as a scalar kernel param
 
 /// The element of a scalar or tile: a number, or a global-memory pointer to
@@ -66,7 +66,7 @@ class Type {
 public:
   enum class Kind : uint8_t {
     Invalid,      // an error was already reported; suppresses follow-ups
-    Void,         // store(), atomic_* used as statements return values though
+    Void,         // calls without a value (store)
     UntypedInt,   // int literal / constant, not yet adapted (sema only)
     UntypedFloat, // float literal / constant, not yet adapted (sema only)
     Value,        // scalar (shape empty) or tile (shape non-empty)
@@ -100,7 +100,7 @@ public:
   bool isScalar() const { return isValue() && shape.empty(); }
   bool isPointer() const { return isValue() && elem.isPointer; }
   /// Numeric (not pointer) element of the given class; untyped counts.
-  bool isIntLike() const; // UntypedInt or integer element
+  bool isIntLike() const;   // UntypedInt or integer element
   bool isFloatLike() const; // UntypedFloat or arithmetic float element
   bool isBoolLike() const;  // i1 element
   size_t rank() const { return shape.size(); }

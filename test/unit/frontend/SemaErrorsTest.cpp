@@ -1,0 +1,302 @@
+//===- SemaErrorsTest.cpp - The text of each semantic diagnostic ----------===//
+#include "TestUtil.h"
+
+using namespace megac::fe;
+using namespace megac::fe::test;
+
+namespace {
+
+/// Compiles `src` and expects exactly the message (and hint, if given) among
+/// the diagnostics.
+void expectError(const std::string &src, const std::string &message,
+                 const std::string &hint = "", const Defines &defines = {},
+                 std::map<std::string, std::string> files = {}) {
+  Compile c(src, defines, std::move(files));
+  EXPECT_FALSE(c.module);
+  std::string text = c.errors();
+  EXPECT_NE(text.find("error: " + message + "\n"), std::string::npos)
+      << "missing: " << message << "\nin:\n"
+      << text;
+  if (!hint.empty()) {
+    EXPECT_NE(text.find("hint: " + hint + "\n"), std::string::npos)
+        << "missing hint: " << hint << "\nin:\n"
+        << text;
+  }
+}
+
+void expectKernelError(const std::string &body, const std::string &message,
+                       const std::string &hint = "") {
+  expectError(inKernel(body), message, hint);
+}
+
+TEST(SemaErrors, TypeMismatchShowsBothTypes) {
+  Compile c(inKernel("let a = load(x + arange(0, 128));\n"
+                     "let b = load(y + arange(0, 128));\n"
+                     "let s = a + b;"));
+  EXPECT_EQ(c.errors(), "test.mega:5:11: error: mismatched types in '+': "
+                        "tile<128 x f32> and tile<128 x bf16>\n"
+                        "let s = a + b;\n"
+                        "          ^\n"
+                        "hint: cast one side with 'as', e.g. (x as bf16)\n");
+}
+
+TEST(SemaErrors, ShapeMismatchShowsBothShapes) {
+  expectKernelError("let a = arange(0, 128) + arange(0, 64);",
+                    "incompatible shapes in '+': [128] and [64]",
+                    "dims must be equal or 1; insert a dim with x[:, None]");
+}
+
+TEST(SemaErrors, MathNeedsFloats) {
+  expectKernelError("let a = exp(arange(0, 128));",
+                    "exp expects a floating-point value, got tile<128 x i32>",
+                    "cast first: (x as f32)");
+}
+
+TEST(SemaErrors, NonPowerOfTwoTile) {
+  expectKernelError("let a = arange(0, 100);",
+                    "tile dimension 100 is not a power of two",
+                    "pad to the next power of two and mask");
+}
+
+TEST(SemaErrors, TooManyDims) {
+  expectKernelError("let a = zeros(2, 2, 2, 2, f32);",
+                    "tiles have 1 to 3 dims, got 4");
+}
+
+TEST(SemaErrors, UnknownFunctionSuggestsBuiltin) {
+  expectKernelError("let a = lod(x);", "unknown function 'lod'",
+                    "did you mean 'load'?");
+}
+
+TEST(SemaErrors, StorageOnlyArithmetic) {
+  expectError("kernel k(p: *f8e4m3) { let a = load(p) * 2.0; }",
+              "a literal cannot be f8e4m3 directly",
+              "write it as f32 and cast: (2.0 as f8e4m3)");
+  expectError("kernel k(p: *f8e4m3) { let a = load(p); let b = a + a; }",
+              "arithmetic on f8e4m3 is not supported (got f8e4m3)",
+              "cast to f32 first: (x as f32)");
+}
+
+TEST(SemaErrors, IfConditionOnTile) {
+  expectKernelError("if arange(0, 128) < 4 { }",
+                    "'if' condition must be a scalar i1, got tile<128 x i1>",
+                    "for elementwise selection use where(cond, a, b)");
+}
+
+TEST(SemaErrors, LoopCarriedTypeChange) {
+  expectKernelError("let acc = 0; for i in range(0, n) { acc = 1.5 * "
+                    "load(x); }",
+                    "cannot assign f32 to 'acc' of type i32",
+                    "a variable keeps the type of its 'let' (also across "
+                    "loop iterations); cast with 'as' or use a new 'let'");
+}
+
+TEST(SemaErrors, ReturnInsideLoop) {
+  expectKernelError("for i in range(0, 4) { return; }",
+                    "early 'return' is not allowed inside a 'for' loop");
+}
+
+TEST(SemaErrors, KernelReturnsValue) {
+  expectKernelError("return 1;", "kernels cannot return a value",
+                    "write results with store(ptr, value)");
+}
+
+TEST(SemaErrors, HelperRecursion) {
+  expectError("fn f(a) { return f(a); }\nkernel k(n: i32) { let b = f(n); }",
+              "helper 'f' calls itself",
+              "helpers are inlined, so recursion is not supported");
+}
+
+TEST(SemaErrors, HelperArity) {
+  expectError("fn f(a, b) { return a; }\nkernel k(n: i32) { let b = f(n); }",
+              "'f' takes 2 arguments, got 1");
+}
+
+TEST(SemaErrors, HelperReturnNotLast) {
+  expectError("fn f(a) { return a; let b = 1; }\n"
+              "kernel k(n: i32) { let b = f(n); }",
+              "'return' must be the last statement of a helper");
+}
+
+TEST(SemaErrors, HelperRedefinesBuiltin) {
+  expectError("fn exp(a) { return a; }\nkernel k() {}",
+              "'exp' is a builtin and cannot be redefined");
+}
+
+TEST(SemaErrors, ImportCycleNamesTheCycle) {
+  expectError(
+      "import \"a.mega\";\nkernel k() {}",
+      "import cycle: a.mega -> b.mega -> a.mega",
+      "move the shared declarations into a third file", {},
+      {{"a.mega", "import \"b.mega\";"}, {"b.mega", "import \"a.mega\";"}});
+}
+
+TEST(SemaErrors, MissingImport) {
+  expectError("import \"nope/missing.mega\";\nkernel k() {}",
+              "cannot open 'nope/missing.mega': No such file or directory");
+}
+
+TEST(SemaErrors, Attributes) {
+  expectError("@num_warp(4)\nkernel k() {}", "unknown attribute '@num_warp'",
+              "did you mean '@num_warps'?");
+  expectError("@num_warps(4) @num_warps(8)\nkernel k() {}",
+              "duplicate attribute '@num_warps'");
+  expectError("@num_warps(3)\nkernel k() {}",
+              "@num_warps must be a power of two, got 3");
+  expectError("@maxnreg(300)\nkernel k() {}",
+              "@maxnreg must be between 24 and 255, got 300");
+  expectError("@grid()\nkernel k() {}", "@grid takes 1 to 3 expressions",
+              "@grid(cdiv(n, BLOCK)) or @grid(x, y, z)");
+  expectError("@variant(maxnreg = 3)\nkernel k() {}",
+              "@variant needs a name first",
+              "@variant(big, maxnreg = 168, when = ctas > 2 * sms)");
+}
+
+TEST(SemaErrors, LaunchExpressions) {
+  expectError("@grid(x)\nkernel k(x: *f32) {}",
+              "a grid dimension must be an integer scalar, got *f32",
+              "it may use scalar parameters, constants and integer "
+              "arithmetic");
+  expectError("@variant(v, when = ctas + 1)\nkernel k() {}",
+              "the 'when' condition must be an i1 condition, got i64");
+  expectError("@grid(offs)\nkernel k(n: i32) { let offs = n; }",
+              "unknown name 'offs'");
+}
+
+TEST(SemaErrors, Constants) {
+  expectError("const A = 1 / 0;\nkernel k() {}",
+              "division by zero in constant expression");
+  expectError("const A = 1 << 64;\nkernel k() {}",
+              "shift amount 64 is out of range [0, 63]");
+  expectError("const A = 9223372036854775807 + 1;\nkernel k() {}",
+              "integer overflow in constant expression");
+  expectError("kernel k(n: i32) { let a = n; }\nconst B = A;",
+              "unknown name 'A'");
+  expectError("kernel k<B: i32>() {}",
+              "compile-time parameter 'B' has no value",
+              "give a default (<B: i32 = 1024>) or pass -D B=...");
+  expectError("const A: u8 = 300;\nkernel k() {}",
+              "value 300 of 'A' does not fit in u8");
+  expectError("const A = 1;\nkernel k() { A = 2; }",
+              "cannot assign to constant 'A'",
+              "declare a variable: let A = ...;");
+}
+
+TEST(SemaErrors, Defines) {
+  expectError("const A = 1;\nkernel k() {}",
+              "-D A=1.5: 'A' is an integer constant", "", {{"A", "1.5"}});
+  expectError("const A = 1;\nkernel k() {}",
+              "-D A=abc: not an integer, float or true/false", "",
+              {{"A", "abc"}});
+}
+
+TEST(SemaErrors, LiteralsThatDoNotFit) {
+  expectKernelError("let a: u8 = 300;", "integer 300 does not fit in u8");
+  expectKernelError("let a: i1 = 1;", "the number 1 cannot be used as i1",
+                    "use true/false, or compare: x != 0");
+}
+
+TEST(SemaErrors, LetAnnotationMismatch) {
+  expectKernelError("let a: tile<64 x f32> = arange(0, 64);",
+                    "'a' is declared tile<64 x f32> but the value is "
+                    "tile<64 x i32>",
+                    "cast the value with 'as'");
+}
+
+TEST(SemaErrors, MemoryOps) {
+  expectKernelError("let a = load(n);", "'load' expects a pointer, got i32",
+                    "pointers are kernel params of type *T, offset with +");
+  expectKernelError("let a = load(x, n);", "mask must be i1, got i32",
+                    "compare to make a mask: offs < n");
+  expectKernelError("store(y, load(x));", "'store' of f32 through *bf16",
+                    "cast the value: (value as bf16)");
+  expectKernelError("let a = load(x + arange(0, 64), arange(0, 32) < 4);",
+                    "mask shape [32] does not match pointer shape [64]");
+  expectKernelError("let a = load(x, mask = true, other = 1, msk = true);",
+                    "'load' has no parameter 'msk'", "did you mean 'mask'?");
+  expectKernelError("let a = load(ptr = x, true);",
+                    "positional argument after a keyword argument");
+  expectKernelError("let a = load(x, mask = true, mask = false);",
+                    "argument 'mask' is given twice");
+  expectKernelError("let a = load();", "'load' needs argument 'ptr'");
+}
+
+TEST(SemaErrors, Reductions) {
+  expectKernelError("let a = sum(zeros(4, 4, f32));",
+                    "'sum' over a 2-D tile needs an axis", "sum(x, axis = 0)");
+  expectKernelError("let a = sum(zeros(4, 4, f32), 2);",
+                    "axis 2 is out of range for tile<4 x 4 x f32>");
+  expectKernelError("let a = sum(n);", "'sum' reduces a tile, got i32");
+}
+
+TEST(SemaErrors, ShapeBuiltins) {
+  expectKernelError("let a = reshape(zeros(8, f32), 4);",
+                    "cannot reshape tile<8 x f32> (8 elements) to [4] (4 "
+                    "elements)");
+  expectKernelError("let a = broadcast_to(zeros(8, f32), 4);",
+                    "cannot broadcast tile<8 x f32> to [4]",
+                    "dims must be equal or 1");
+  expectKernelError("let a = arange(0, n);",
+                    "arange end must be a compile-time integer",
+                    "use a literal or a 'const'");
+  expectKernelError("let a = program_id(3);", "axis must be 0, 1 or 2, got 3");
+  expectKernelError("let a = zeros(4);", "zeros takes (dims..., dtype)",
+                    "e.g. zeros(128, 64, f32)");
+}
+
+TEST(SemaErrors, Operators) {
+  expectKernelError("let a = n && n;", "'&&' expects i1 operands, got i32",
+                    "compare first, e.g. x != 0");
+  expectKernelError("let a = x * 2;",
+                    "invalid pointer arithmetic: *f32 * untyped int",
+                    "pointers support ptr + int and ptr - int (offsets in "
+                    "elements)");
+  expectKernelError("let a = x + 1.5;",
+                    "pointer offset must be an integer, got f32");
+  expectKernelError("let a = load(x) << 2;", "'<<' expects integers, got f32");
+  expectKernelError("let a = !n;", "'!' expects i1, got i32",
+                    "compare instead: x == 0");
+  expectKernelError("let a = arange(0, 4)[:, :];",
+                    "index has 2 ':' but the value has 1 dims (tile<4 x i32>)",
+                    "write one ':' per existing dim and None for each new dim");
+  expectKernelError("let a = n as *f32;", "cannot cast i32 to *f32",
+                    "casts convert numbers to numbers or pointers to pointers");
+  expectKernelError("let a = f32;", "a type is not a value here",
+                    "types are arguments only of zeros, full and cast, or "
+                    "follow 'as'");
+  expectKernelError("store(x, 1.0);\nlet b = store(x, 1.0) + 1;",
+                    "this call has no value");
+}
+
+TEST(SemaErrors, Loops) {
+  expectKernelError("for i in range(n, m) { }",
+                    "range() bounds must share one type: i32 and i64",
+                    "cast one with 'as'");
+  expectKernelError("for i in range(0, 8, 0) { }",
+                    "range() step must be positive");
+  expectKernelError("for i in range(0, 8) { i = 2; }",
+                    "cannot assign to loop variable 'i'");
+}
+
+TEST(SemaErrors, Params) {
+  expectError("kernel k(a: f32 multiple_of 16) {}",
+              "'multiple_of' applies to integer parameters; 'a' is f32");
+  expectError("kernel k(a: i32[4]) {}",
+              "only pointer parameters have a shape; 'a' is i32");
+  expectError("kernel k(a: f8e4m3) {}", "scalar parameters cannot be f8e4m3",
+              "pass it as f32, or pass a pointer *f8e4m3");
+  expectError("kernel k(a: *f32 align 12) {}",
+              "'align' of 'a' must be a power of two");
+  expectError("kernel k(a: i32, a: i32) {}", "parameter 'a' is already "
+                                             "defined");
+}
+
+TEST(SemaErrors, CastKeywords) {
+  expectKernelError("let a = cast(load(x), f8e4m3, rounding = up);",
+                    "rounding must be one of rne, rz, ru, rd");
+  expectKernelError("let a = cast(load(x), 3);",
+                    "cast expects a type as its 2nd argument",
+                    "cast(x, f8e4m3, rounding = rne, saturate = true)");
+}
+
+} // namespace
