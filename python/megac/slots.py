@@ -82,13 +82,13 @@ class Registry:
             return _rt.plan_request_from_env(self._native, default_recipe)
         if isinstance(slots, str):
             return _rt.parse_plan_request(slots, self._native, default_recipe)
-        names = list(slots)
+        names = list(dict.fromkeys(slots))
         origin = f"the API ({', '.join(names) or 'no slots'})"
         for n in names:
             if n not in self:
                 raise SlotError(f"megac: {origin}: unknown slot '{n}' (registered slots: "
                                 f"{', '.join(self.names()) or 'none'})")
-        return PlanRequest(list(dict.fromkeys(names)), True, origin)
+        return PlanRequest(names, True, origin)
 
 
 class Plan:
