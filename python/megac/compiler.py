@@ -277,7 +277,7 @@ def _disk_put(key, data):
         meta["format"], meta["key"] = _CACHE_FORMAT, key
         for suffix, payload, mode in ((".mgb", data["bundle"], "wb"),
                                       (".json", json.dumps(meta).encode(), "wb")):
-            tmp = os.path.join(d, f".{key}{suffix}.{os.getpid()}.tmp")
+            tmp = os.path.join(d, f".{key}{suffix}.{os.getpid()}.{threading.get_ident()}.tmp")
             with open(tmp, mode) as f:
                 f.write(payload)
             os.replace(tmp, os.path.join(d, key + suffix))  # the .json last: it marks the entry complete
