@@ -1,9 +1,11 @@
-"""megac from Python: load compiled module bundles and call their kernels on torch tensors.
+"""megac from Python: compile .mega modules, load compiled bundles and call their kernels on torch tensors.
 
     import megac
-    mod = megac.load("build/kernels/vector_add.mgb")
+    cm = megac.compile("kernels-dsl/vector_add.mega")     # needs megac._compiler; cm.ptx["sm_90a"], ...
+    mod = cm.load()                                         # or megac.load("build/kernels/vector_add.mgb")
     mod.vector_add(x, y, out)
 
+`megac.slots` binds the runtime's slot registry and plans (kernel or stock fallback per slot).
 `megac.testing` (correctness and timing helpers) and `megac.reference` (PyTorch references of every kernel)
 import torch lazily; this module needs neither torch nor a GPU until a kernel is launched.
 """
@@ -33,18 +35,26 @@ def load_bytes(data, name="<bytes>"):
     return Module(rt, rt.Bundle.from_bytes(bytes(data), name))
 
 
-def compile(*args, **kwargs):
-    """Compile a .mega source to a Module. Provided by the compiler extension megac._compiler (lead's side);
-    this is the hook it plugs into."""
-    try:
-        from . import _compiler
-    except ImportError as e:
-        raise ImportError("megac.compile needs the compiler extension megac._compiler, which this build does "
-                          "not have (it needs LLVM/MLIR: configure with -DMEGAC_ENABLE_COMPILER=ON). "
-                          "Load prebuilt bundles with megac.load(path) instead.") from e
-    result = _compiler.compile(*args, **kwargs)
-    # the compiler may hand back bundle bytes or a ready Module
-    return load_bytes(result, "<compiled>") if isinstance(result, (bytes, bytearray)) else result
+from .compiler import CompiledModule, MegacError, clear_cache  # noqa: E402  (pure Python; no extension yet)
 
 
-__all__ = ["load", "load_bytes", "compile", "Module", "Kernel", "RawTensor"]
+def compile(source, target="sm_90a", constants=None, emit_ir=False, ptxas=True, cache=True, name=None):
+    """Compile a .mega module (source text or a path) with megac._compiler; returns a CompiledModule
+    (.ptx, .ir, .resources, .manifest, .bundle, .save(path), .load()). Raises MegacError with the formatted
+    diagnostics. Results are cached in memory and under $MEGAC_CACHE_DIR (default ~/.cache/megac).
+    See megac.compiler.compile for the arguments."""
+    from . import compiler
+    return compiler.compile(source, target=target, constants=constants, emit_ir=emit_ir, ptxas=ptxas,
+                            cache=cache, name=name)
+
+
+def __getattr__(name):
+    # megac.slots binds the runtime extension: imported on first use
+    if name == "slots":
+        import importlib
+        return importlib.import_module(".slots", __name__)
+    raise AttributeError(f"module 'megac' has no attribute {name!r}")
+
+
+__all__ = ["load", "load_bytes", "compile", "CompiledModule", "MegacError", "clear_cache", "Module", "Kernel",
+           "RawTensor"]

@@ -206,4 +206,5 @@ PYBIND11_MODULE(_runtime, m) {
   m.doc() = "megac runtime: load module bundles and launch their kernels";
   megac::python::bindRuntime(m);
   megac::python::bindLaunch(m);
+  megac::python::bindSlots(m);
 }
