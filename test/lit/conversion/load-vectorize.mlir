@@ -58,11 +58,18 @@ func.func @masked_divisible(%x: !tile.ptr<f32> {tile.alignment = 16 : i64}, %y: 
 // -----
 
 // Same, but n has no divisibility: the mask may flip inside a thread's
-// elements, so every element is loaded (and predicated) on its own.
+// elements. Vectors whose four lanes are all enabled still load as one
+// vector; the others load element by element, each under its own mask.
 // CHECK-LABEL: llvm.func @masked_any_bound
-// CHECK-NOT: vector<4xf32>
+// CHECK: %[[A1:.*]] = llvm.and %[[M0:.*]], %{{.*}} : i1
+// CHECK: %[[A2:.*]] = llvm.and %[[A1]], %{{.*}} : i1
+// CHECK: %[[ALL:.*]] = llvm.and %[[A2]], %{{.*}} : i1
+// CHECK: llvm.cond_br %[[ALL]], ^[[VEC:bb[0-9]+]], ^[[EACH:bb[0-9]+]]
+// CHECK: ^[[VEC]]:
+// CHECK-NEXT: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK: ^[[EACH]]:
+// CHECK: llvm.cond_br %[[M0]]
 // CHECK-COUNT-4: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> f32
-// CHECK-NOT: llvm.load
 // CHECK: llvm.return
 func.func @masked_any_bound(%x: !tile.ptr<f32> {tile.alignment = 16 : i64}, %y: !tile.ptr<f32> {tile.alignment = 16 : i64}, %n: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
   %r = tile.arange 0, 512 : tensor<512xi32>

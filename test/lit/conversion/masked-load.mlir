@@ -1,18 +1,18 @@
 // RUN: megac-opt %s -tile-assign-layouts -tile-remove-layout-conversions -convert-tile-to-llvm | FileCheck %s
 
 // A masked load is a branch around the load (scf.if lowered to cf and then
-// LLVM): the taken side loads, the other yields `other`; they meet in a
-// block argument.
+// LLVM): the taken side loads a vector, the other builds `other`; they meet
+// in a block argument.
 // CHECK-LABEL: llvm.func @masked
 // CHECK: %[[NEG:.*]] = llvm.mlir.constant(-1.000000e+00 : f32)
-// CHECK: llvm.insertelement %[[NEG]], %{{.*}} : vector<4xf32>
 // CHECK-NOT: llvm.load
 // CHECK: llvm.cond_br %{{.*}}, ^[[LOAD:bb[0-9]+]], ^[[SKIP:bb[0-9]+]]
 // CHECK: ^[[LOAD]]:
 // CHECK-NEXT: %[[V:.*]] = llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
 // CHECK-NEXT: llvm.br ^[[JOIN:bb[0-9]+]](%[[V]] : vector<4xf32>)
 // CHECK: ^[[SKIP]]:
-// CHECK-NEXT: llvm.br ^[[JOIN]](%{{.*}} : vector<4xf32>)
+// CHECK: llvm.insertelement %[[NEG]], %{{.*}} : vector<4xf32>
+// CHECK: llvm.br ^[[JOIN]](%{{.*}} : vector<4xf32>)
 // CHECK: ^[[JOIN]](%{{.*}}: vector<4xf32>):
 // CHECK-NOT: scf.
 // CHECK-NOT: cf.
