@@ -5,6 +5,7 @@
 #include "Tile/Analysis/AxisInfo.h"
 #include "Tile/IR/TileDialect.h"
 #include "Tile/Layout/BlockedLayout.h"
+#include "Tile/Quant/E2M1.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -230,6 +231,10 @@ private:
   LogicalResult lowerNarrowTrunc(Operation *op, Value src, Type dstElem);
   LogicalResult lowerNarrowExt(Operation *op, Value src, Type dstElem);
   LogicalResult lowerMath(Operation *op);
+  LogicalResult lowerQuantize(QuantizeOp op);
+  LogicalResult lowerDequantize(DequantizeOp op);
+  Value decodeE4M3(Value bits);
+  Value decodeE2M1(Value nibble);
   LogicalResult lowerFor(scf::ForOp op);
   LogicalResult lowerIf(scf::IfOp op);
   Value combine(StringRef kind, Value a, Value b);
@@ -369,6 +374,10 @@ LogicalResult KernelLowering::lowerOp(Operation *op) {
     return lowerReduce(r);
   if (auto c = dyn_cast<ConvertLayoutOp>(op))
     return lowerConvert(c);
+  if (auto q = dyn_cast<QuantizeOp>(op))
+    return lowerQuantize(q);
+  if (auto d = dyn_cast<DequantizeOp>(op))
+    return lowerDequantize(d);
   if (auto t = dyn_cast<FpTruncOp>(op))
     return lowerNarrowTrunc(op, t.getSrc(),
                             getElementTypeOrSelf(t.getResult().getType()));
@@ -930,8 +939,10 @@ LogicalResult KernelLowering::lowerConvert(ConvertLayoutOp op) {
   if (failed(src) || failed(dst))
     return failure();
   Type elem = storageType(srcType.getElementType());
-  if (elem.isInteger(1))
-    return op.emitError("layout conversion of i1 tiles is not supported");
+  // Masks travel through shared memory as bytes.
+  bool isMask = elem.isInteger(1);
+  if (isMask)
+    elem = b.getI8Type();
   // Through shared memory: every owner writes its elements at their
   // row-major position, then every thread reads what its new layout holds.
   int64_t count = 1;
@@ -949,53 +960,196 @@ LogicalResult KernelLowering::lowerConvert(ConvertLayoutOp op) {
   Value base = sharedBase();
   nvvm::barrier(b, loc);
   auto srcIdx = elementIndices(*src);
-  for (int64_t r = 0; r < src->numRegs(); ++r)
-    b.create<LLVM::StoreOp>(loc, lookup(op.getSrc())[r],
-                            sharedSlot(base, elem, linear(srcIdx[r], src->shape)));
+  for (int64_t r = 0; r < src->numRegs(); ++r) {
+    Value v = lookup(op.getSrc())[r];
+    if (isMask)
+      v = b.create<arith::ExtUIOp>(loc, elem, v);
+    b.create<LLVM::StoreOp>(loc, v, sharedSlot(base, elem, linear(srcIdx[r], src->shape)));
+  }
   nvvm::barrier(b, loc);
   auto dstIdx = elementIndices(*dst);
   Regs out;
-  for (int64_t r = 0; r < dst->numRegs(); ++r)
-    out.push_back(b.create<LLVM::LoadOp>(
-        loc, elem, sharedSlot(base, elem, linear(dstIdx[r], dst->shape))));
+  for (int64_t r = 0; r < dst->numRegs(); ++r) {
+    Value v = b.create<LLVM::LoadOp>(loc, elem,
+                                     sharedSlot(base, elem, linear(dstIdx[r], dst->shape)));
+    if (isMask)
+      v = b.create<arith::TruncIOp>(loc, b.getI1Type(), v);
+    out.push_back(v);
+  }
   values[op] = out;
   return success();
 }
 
-// Exact round-to-nearest-even of f32 to E2M1 with saturation, as 4 bits in
-// an i8: the grid {0, .5, 1, 1.5, 2, 3, 4, 6}. Ties go to the even code.
-Value KernelLowering::softwareF4(Value x) {
-  Type f32 = b.getF32Type(), i8 = b.getI8Type();
-  Value ax = b.create<math::AbsFOp>(loc, x);
-  // Thresholds between neighbours; at a tie the even neighbour wins, so the
-  // comparison is > or >= depending on the parity of the upper code.
-  struct Step {
-    float bound;
-    bool inclusive;
-  };
-  // codes 0..7 = 0, .5, 1, 1.5, 2, 3, 4, 6
-  const Step steps[7] = {{0.25f, false}, {0.75f, true}, {1.25f, false},
-                         {1.75f, true},  {2.5f, false}, {3.5f, true},
-                         {5.0f, false}};
-  Value code = b.create<arith::ConstantIntOp>(loc, i8, 0);
-  for (const Step &s : steps) {
-    Value bound = b.create<arith::ConstantOp>(loc, f32, b.getF32FloatAttr(s.bound));
-    Value above = b.create<arith::CmpFOp>(
-        loc, s.inclusive ? arith::CmpFPredicate::OGE : arith::CmpFPredicate::OGT,
-        ax, bound);
-    Value one = b.create<arith::ExtUIOp>(loc, i8, above);
-    code = b.create<arith::AddIOp>(loc, code, one);
+// The IR side of megac::quant's algorithms: each operation emits one op.
+struct IROps {
+  using Value = mlir::Value;
+  OpBuilder &b;
+  Location loc;
+  Value abs(Value x) { return b.create<math::AbsFOp>(loc, x); }
+  Value i8(int v) { return b.create<arith::ConstantIntOp>(loc, b.getI8Type(), v); }
+  Value above(Value x, float bound, bool inclusive) {
+    Value c = b.create<arith::ConstantOp>(loc, b.getF32Type(), b.getF32FloatAttr(bound));
+    return b.create<arith::CmpFOp>(
+        loc, inclusive ? arith::CmpFPredicate::OGE : arith::CmpFPredicate::OGT, x, c);
   }
-  // NaN compares false everywhere and would give +0; the hardware gives the
-  // saturated maximum for NaN (satfinite): mirror that exactly.
-  Value isNan = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::UNO, x, x);
-  code = b.create<arith::SelectOp>(loc, isNan,
-                                   b.create<arith::ConstantIntOp>(loc, i8, 7), code);
-  Value bits = b.create<LLVM::BitcastOp>(loc, b.getI32Type(), x);
-  Value sign = b.create<arith::ShRUIOp>(loc, bits, i32(31));
-  sign = b.create<arith::TruncIOp>(loc, i8, sign);
-  sign = b.create<arith::ShLIOp>(loc, sign, b.create<arith::ConstantIntOp>(loc, i8, 3));
-  return b.create<arith::OrIOp>(loc, code, sign);
+  Value zext8(Value bit) { return b.create<arith::ExtUIOp>(loc, b.getI8Type(), bit); }
+  Value add8(Value x, Value y) { return b.create<arith::AddIOp>(loc, x, y); }
+  Value signBit8(Value x) {
+    Value bits = b.create<arith::BitcastOp>(loc, b.getI32Type(), x);
+    Value sign = b.create<arith::ShRUIOp>(
+        loc, bits, b.create<arith::ConstantIntOp>(loc, b.getI32Type(), 31));
+    return b.create<arith::TruncIOp>(loc, b.getI8Type(), sign);
+  }
+  Value shl8(Value x, int n) { return b.create<arith::ShLIOp>(loc, x, i8(n)); }
+  Value or8(Value x, Value y) { return b.create<arith::OrIOp>(loc, x, y); }
+};
+
+Value KernelLowering::softwareF4(Value x) {
+  IROps ops{b, loc};
+  return quant::e2m1Code(ops, x);
+}
+
+// An E4M3 byte as f32, exactly (through cvt.rn.f16x2.e4m3x2).
+Value KernelLowering::decodeE4M3(Value bits) {
+  Type i8 = b.getI8Type();
+  Value pair = b.create<LLVM::UndefOp>(loc, VectorType::get({2}, i8));
+  pair = b.create<LLVM::InsertElementOp>(loc, pair, bits, i32(0));
+  pair = b.create<LLVM::InsertElementOp>(loc, pair, bits, i32(1));
+  Value halves = nvvm::f8x2ToF16x2(b, loc, pair, b.getType<Float8E4M3FNType>());
+  Value h = b.create<LLVM::ExtractElementOp>(loc, halves, i32(0));
+  return b.create<arith::ExtFOp>(loc, b.getF32Type(), h);
+}
+
+// A 4-bit E2M1 code (sign in bit 3) as f32.
+Value KernelLowering::decodeE2M1(Value nibble) {
+  Type i8 = b.getI8Type(), f32 = b.getF32Type();
+  Value code = b.create<arith::AndIOp>(loc, nibble, b.create<arith::ConstantIntOp>(loc, i8, 7));
+  static const float kMagnitudes[8] = {0, 0.5f, 1, 1.5f, 2, 3, 4, 6};
+  Value mag = b.create<arith::ConstantOp>(loc, f32, b.getF32FloatAttr(0));
+  for (int c = 1; c < 8; ++c) {
+    Value is = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, code,
+                                       b.create<arith::ConstantIntOp>(loc, i8, c));
+    mag = b.create<arith::SelectOp>(
+        loc, is, b.create<arith::ConstantOp>(loc, f32, b.getF32FloatAttr(kMagnitudes[c])), mag);
+  }
+  Value negative = b.create<arith::CmpIOp>(
+      loc, arith::CmpIPredicate::ne,
+      b.create<arith::AndIOp>(loc, nibble, b.create<arith::ConstantIntOp>(loc, i8, 8)),
+      b.create<arith::ConstantIntOp>(loc, i8, 0));
+  return b.create<arith::SelectOp>(loc, negative, b.create<arith::NegFOp>(loc, mag), mag);
+}
+
+LogicalResult KernelLowering::lowerQuantize(QuantizeOp op) {
+  auto d = distOf(op, op.getSrc().getType());
+  if (failed(d))
+    return failure();
+  bool nv = op.getScheme() == "nvfp4";
+  int64_t block = nv ? 16 : 32;
+  if (d->sliceDim >= 0 || d->blocked.sizePerThread[d->blocked.order[0]] != block)
+    return op.emitError("internal: quantize needs ")
+           << block << " contiguous elements per thread: run tile-assign-layouts";
+  if (nv && !target.fp8Convert)
+    return op.emitError("nvfp4 needs E4M3 conversion, which ") << target.name << " lacks";
+  Type f32 = b.getF32Type(), i8 = b.getI8Type(), i32t = b.getI32Type();
+  Type srcElem = op.getSrc().getType().getElementType();
+  auto asF32 = [&](Value v) -> Value {
+    return srcElem.isF32() ? v : b.create<arith::ExtFOp>(loc, f32, v).getResult();
+  };
+  auto f32c = [&](float v) -> Value {
+    return b.create<arith::ConstantOp>(loc, f32, b.getF32FloatAttr(v));
+  };
+  auto i32c = [&](int32_t v) -> Value {
+    return b.create<arith::ConstantIntOp>(loc, i32t, v);
+  };
+  Regs in = lookup(op.getSrc());
+  Value gs = nv ? reg(op.getGlobalScale(), 0) : Value();
+  Regs packedRegs, scaleRegs;
+  for (size_t g = 0; g < in.size(); g += block) {
+    SmallVector<Value> x;
+    for (int64_t k = 0; k < block; ++k)
+      x.push_back(asF32(in[g + k]));
+    Value amax = b.create<math::AbsFOp>(loc, x[0]);
+    for (int64_t k = 1; k < block; ++k)
+      amax = b.create<arith::MaximumFOp>(loc, amax, b.create<math::AbsFOp>(loc, x[k]));
+    Value scaleBits, multiplier;
+    if (nv) {
+      // sf = e4m3((gs * amax) / 6); inv = gs / float(sf), 0 when sf is 0.
+      Value t = b.create<arith::DivFOp>(loc, b.create<arith::MulFOp>(loc, gs, amax), f32c(6.0f));
+      Value pair = nvvm::f32x2ToF8x2(b, loc, t, t, b.getType<Float8E4M3FNType>());
+      scaleBits = b.create<arith::TruncIOp>(loc, i8, pair);
+      Value sf = decodeE4M3(scaleBits);
+      Value zero = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OEQ, sf, f32c(0));
+      multiplier = b.create<arith::SelectOp>(loc, zero, f32c(0),
+                                             b.create<arith::DivFOp>(loc, gs, sf));
+    } else {
+      // shared exponent = floor(log2(amax)) - 2 (E2M1's largest exponent),
+      // clamped to E8M0's range; values are x * 2^-shared, exactly.
+      Value bits = b.create<arith::BitcastOp>(loc, i32t, amax);
+      Value e = b.create<arith::AndIOp>(loc, b.create<arith::ShRUIOp>(loc, bits, i32c(23)), i32c(255));
+      Value shared = b.create<arith::SubIOp>(loc, e, i32c(127 + 2));
+      shared = b.create<arith::MaxSIOp>(loc, shared, i32c(-127));
+      shared = b.create<arith::MinSIOp>(loc, shared, i32c(126));
+      scaleBits = b.create<arith::TruncIOp>(loc, i8, b.create<arith::AddIOp>(loc, shared, i32c(127)));
+      Value inverse = b.create<arith::ShLIOp>(loc, b.create<arith::SubIOp>(loc, i32c(127), shared), i32c(23));
+      multiplier = b.create<arith::BitcastOp>(loc, f32, inverse);
+    }
+    for (int64_t j = 0; j < block; j += 2) {
+      Value lo = b.create<arith::MulFOp>(loc, x[j], multiplier);
+      Value hi = b.create<arith::MulFOp>(loc, x[j + 1], multiplier);
+      Value byte;
+      if (target.fp4Convert) {
+        byte = nvvm::f32x2ToF4x2(b, loc, hi, lo); // saturates like the clamp
+      } else {
+        byte = b.create<arith::OrIOp>(
+            loc, softwareF4(lo),
+            b.create<arith::ShLIOp>(loc, softwareF4(hi), b.create<arith::ConstantIntOp>(loc, i8, 4)));
+      }
+      packedRegs.push_back(byte);
+    }
+    scaleRegs.push_back(scaleBits);
+  }
+  values[op.getValues()] = packedRegs;
+  values[op.getScales()] = scaleRegs;
+  return success();
+}
+
+LogicalResult KernelLowering::lowerDequantize(DequantizeOp op) {
+  auto d = distOf(op, op.getResult().getType());
+  if (failed(d))
+    return failure();
+  bool nv = op.getScheme() == "nvfp4";
+  int64_t block = nv ? 16 : 32;
+  if (d->sliceDim >= 0 || d->blocked.sizePerThread[d->blocked.order[0]] != block)
+    return op.emitError("internal: dequantize needs ")
+           << block << " contiguous elements per thread: run tile-assign-layouts";
+  Type f32 = b.getF32Type(), i8 = b.getI8Type(), i32t = b.getI32Type();
+  Regs packed = lookup(op.getValues()), scales = lookup(op.getScales());
+  Value gs = nv ? reg(op.getGlobalScale(), 0) : Value();
+  Regs out;
+  for (size_t g = 0; g < scales.size(); ++g) {
+    Value factor;
+    if (nv) {
+      factor = b.create<arith::DivFOp>(loc, decodeE4M3(scales[g]), gs);
+    } else {
+      // E8M0 e is 2^(e - 127); e = 0 is the subnormal 2^-127.
+      Value e = b.create<arith::ExtUIOp>(loc, i32t, scales[g]);
+      Value bits = b.create<arith::ShLIOp>(loc, e, b.create<arith::ConstantIntOp>(loc, i32t, 23));
+      Value isZero = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, e,
+                                             b.create<arith::ConstantIntOp>(loc, i32t, 0));
+      bits = b.create<arith::SelectOp>(loc, isZero,
+                                       b.create<arith::ConstantIntOp>(loc, i32t, 0x00400000), bits);
+      factor = b.create<arith::BitcastOp>(loc, f32, bits);
+    }
+    for (int64_t j = 0; j < block / 2; ++j) {
+      Value byte = packed[g * (block / 2) + j];
+      Value lo = decodeE2M1(b.create<arith::AndIOp>(loc, byte, b.create<arith::ConstantIntOp>(loc, i8, 15)));
+      Value hi = decodeE2M1(b.create<arith::ShRUIOp>(loc, byte, b.create<arith::ConstantIntOp>(loc, i8, 4)));
+      out.push_back(b.create<arith::MulFOp>(loc, lo, factor));
+      out.push_back(b.create<arith::MulFOp>(loc, hi, factor));
+    }
+  }
+  values[op.getResult()] = out;
+  return success();
 }
 
 LogicalResult KernelLowering::lowerNarrowTrunc(Operation *op, Value src,

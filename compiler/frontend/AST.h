@@ -258,6 +258,15 @@ enum class Builtin : uint8_t {
   Reshape,
   BroadcastTo,
   ExpandDims,
+  // Block-scaled FP4 quantization (docs/language.md, "Quantization"): the
+  // values and the scales of one scheme are separate calls on the same
+  // input; the compiler computes the shared work once.
+  QuantizeNvfp4,
+  Nvfp4Scales,
+  DequantizeNvfp4,
+  QuantizeMxfp4,
+  Mxfp4Scales,
+  DequantizeMxfp4,
 };
 
 /// One call argument; `name` is set for keyword arguments (`mask = m`).

@@ -44,6 +44,12 @@ constexpr BuiltinInfo kBuiltins[] = {
     {Builtin::Reshape, "reshape"},
     {Builtin::BroadcastTo, "broadcast_to"},
     {Builtin::ExpandDims, "expand_dims"},
+    {Builtin::QuantizeNvfp4, "quantize_nvfp4"},
+    {Builtin::Nvfp4Scales, "nvfp4_scales"},
+    {Builtin::DequantizeNvfp4, "dequantize_nvfp4"},
+    {Builtin::QuantizeMxfp4, "quantize_mxfp4"},
+    {Builtin::Mxfp4Scales, "mxfp4_scales"},
+    {Builtin::DequantizeMxfp4, "dequantize_mxfp4"},
 };
 } // namespace
 

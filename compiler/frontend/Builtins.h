@@ -17,6 +17,10 @@
 //                                                   result is a scalar)
 //   reshape, broadcast_to      [x]                   shape
 //   expand_dims                [x]                   axis
+//   quantize_nvfp4, nvfp4_scales   [x, gs]           x: float tile [.., K]
+//   quantize_mxfp4, mxfp4_scales   [x]
+//   dequantize_nvfp4           [q, sf, gs]
+//   dequantize_mxfp4           [q, sf]
 //
 //===----------------------------------------------------------------------===//
 #pragma once

@@ -130,6 +130,8 @@ private:
   void checkElementwise(CallExpr &c, bool floatOnly);
   void checkWhere(CallExpr &c);
   void checkCdiv(CallExpr &c);
+  void checkQuantize(CallExpr &c);
+  void checkDequantize(CallExpr &c);
   void checkReduction(CallExpr &c);
   void checkShapeBuiltin(CallExpr &c);
   void checkFactory(CallExpr &c);

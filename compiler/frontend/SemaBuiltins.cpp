@@ -168,6 +168,14 @@ void Sema::checkBuiltin(CallExpr &c) {
   case Builtin::BroadcastTo:
   case Builtin::ExpandDims:
     return checkShapeBuiltin(c);
+  case Builtin::QuantizeNvfp4:
+  case Builtin::Nvfp4Scales:
+  case Builtin::QuantizeMxfp4:
+  case Builtin::Mxfp4Scales:
+    return checkQuantize(c);
+  case Builtin::DequantizeNvfp4:
+  case Builtin::DequantizeMxfp4:
+    return checkDequantize(c);
   case Builtin::None:
     return;
   default:
@@ -629,6 +637,102 @@ void Sema::checkCastCall(ExprPtr &e) {
   castExpr->saturate = saturate;
   e = std::move(castExpr);
   checkCast(*cast<CastExpr>(e.get()));
+}
+
+} // namespace megac::fe
+
+namespace megac::fe {
+
+// Block-scaled FP4: values are E2M1 packed two per byte (the even element in
+// the low nibble), one scale per block of 16 (NVFP4, E4M3 scales, with an f32
+// global scale) or 32 (MXFP4, E8M0 scales) along the last dimension.
+static int64_t fp4Block(Builtin b) {
+  return b == Builtin::QuantizeNvfp4 || b == Builtin::Nvfp4Scales ||
+                 b == Builtin::DequantizeNvfp4
+             ? 16
+             : 32;
+}
+
+static bool isNvfp4(Builtin b) { return fp4Block(b) == 16; }
+
+void Sema::checkQuantize(CallExpr &c) {
+  bool nv = isNvfp4(c.builtin);
+  if (!(nv ? bindArgs(c, {"x", "gs"}, 2) : bindArgs(c, {"x"}, 1)))
+    return;
+  for (CallArg &a : c.args)
+    checkExpr(a.value);
+  if (!allValid(c))
+    return;
+  ExprPtr &x = c.args[0].value;
+  int64_t block = fp4Block(c.builtin);
+  if (!x->type.isTile() || !x->type.isFloatLike() || x->type.isUntyped()) {
+    error(x->range, quoted(c.callee) + " quantizes a tile of f32, bf16 or f16, got " +
+                        x->type.str());
+    return;
+  }
+  int64_t k = x->type.shape.back();
+  if (k % block != 0) {
+    error(x->range,
+          quoted(c.callee) + " needs the last dimension to be a multiple of " +
+              std::to_string(block) + ", got " + shapeStr(x->type.shape),
+          "each block of " + std::to_string(block) +
+              " consecutive elements shares one scale");
+    return;
+  }
+  if (nv) {
+    ExprPtr &gs = c.args[1].value;
+    if (gs->type.isUntyped())
+      adapt(gs, {ScalarKind::F32, false});
+    if (!gs->type.isScalar() || gs->type.elem != ElementType{ScalarKind::F32, false}) {
+      error(gs->range, "the global scale must be an f32 scalar, got " + gs->type.str());
+      return;
+    }
+  }
+  std::vector<int64_t> shape = x->type.shape;
+  bool values = c.builtin == Builtin::QuantizeNvfp4 || c.builtin == Builtin::QuantizeMxfp4;
+  shape.back() = values ? k / 2 : k / block;
+  ScalarKind elem = values ? ScalarKind::F4E2M1X2 : nv ? ScalarKind::F8E4M3 : ScalarKind::E8M0;
+  c.type = Type::value({elem, false}, shape);
+}
+
+void Sema::checkDequantize(CallExpr &c) {
+  bool nv = isNvfp4(c.builtin);
+  if (!(nv ? bindArgs(c, {"q", "sf", "gs"}, 3) : bindArgs(c, {"q", "sf"}, 2)))
+    return;
+  for (CallArg &a : c.args)
+    checkExpr(a.value);
+  if (!allValid(c))
+    return;
+  ExprPtr &q = c.args[0].value;
+  ExprPtr &sf = c.args[1].value;
+  int64_t block = fp4Block(c.builtin);
+  ScalarKind scaleKind = nv ? ScalarKind::F8E4M3 : ScalarKind::E8M0;
+  if (!q->type.isTile() || q->type.elem != ElementType{ScalarKind::F4E2M1X2, false}) {
+    error(q->range, quoted(c.callee) + " expects packed f4e2m1x2 values, got " + q->type.str());
+    return;
+  }
+  std::vector<int64_t> shape = q->type.shape;
+  shape.back() *= 2;
+  std::vector<int64_t> scaleShape = shape;
+  scaleShape.back() /= block;
+  if (!sf->type.isTile() || sf->type.elem != ElementType{scaleKind, false} ||
+      sf->type.shape != scaleShape) {
+    error(sf->range,
+          "the scales must be " + Type::value({scaleKind, false}, scaleShape).str() +
+              " for values " + q->type.str() + ", got " + sf->type.str(),
+          "one scale per " + std::to_string(block) + " values");
+    return;
+  }
+  if (nv) {
+    ExprPtr &gs = c.args[2].value;
+    if (gs->type.isUntyped())
+      adapt(gs, {ScalarKind::F32, false});
+    if (!gs->type.isScalar() || gs->type.elem != ElementType{ScalarKind::F32, false}) {
+      error(gs->range, "the global scale must be an f32 scalar, got " + gs->type.str());
+      return;
+    }
+  }
+  c.type = Type::value({ScalarKind::F32, false}, shape);
 }
 
 } // namespace megac::fe

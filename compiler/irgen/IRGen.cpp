@@ -714,6 +714,34 @@ Value IRGen::emitCall(const fe::CallExpr &e) {
   case B::ExpandDims:
     return b.create<tile::ExpandDimsOp>(l, result, x,
                                         b.getI32IntegerAttr(e.axis));
+  case B::QuantizeNvfp4:
+  case B::Nvfp4Scales:
+  case B::QuantizeMxfp4:
+  case B::Mxfp4Scales: {
+    // Values and scales are the two results of one op; asking for each
+    // separately makes two identical ops that CSE merges.
+    bool nv = e.builtin == B::QuantizeNvfp4 || e.builtin == B::Nvfp4Scales;
+    auto src = cast<RankedTensorType>(x.getType());
+    int64_t block = nv ? 16 : 32;
+    SmallVector<int64_t> vshape(src.getShape()), sshape(src.getShape());
+    vshape.back() /= 2;
+    sshape.back() /= block;
+    Type scaleElem = nv ? Type(b.getType<Float8E4M3FNType>())
+                        : Type(b.getType<Float8E8M0FNUType>());
+    auto op = b.create<tile::QuantizeOp>(
+        l, RankedTensorType::get(vshape, b.getI8Type()),
+        RankedTensorType::get(sshape, scaleElem), x, nv ? args[1] : Value(),
+        b.getStringAttr(nv ? "nvfp4" : "mxfp4"));
+    bool values = e.builtin == B::QuantizeNvfp4 || e.builtin == B::QuantizeMxfp4;
+    return values ? op.getValues() : op.getScales();
+  }
+  case B::DequantizeNvfp4:
+  case B::DequantizeMxfp4: {
+    bool nv = e.builtin == B::DequantizeNvfp4;
+    return b.create<tile::DequantizeOp>(l, result, args[0], args[1],
+                                        nv ? args[2] : Value(),
+                                        b.getStringAttr(nv ? "nvfp4" : "mxfp4"));
+  }
   case B::Reshape:
     return fail(e.range, "reshape is not supported by code generation yet"),
            nullptr;

@@ -242,5 +242,76 @@ LogicalResult FpTruncOp::verify() {
   return success();
 }
 
+namespace {
+
+// Block size and scale type of a block-scaled FP4 scheme.
+LogicalResult fp4Scheme(Operation *op, StringRef scheme, bool hasGlobalScale,
+                        int64_t &block, Type &scaleType) {
+  MLIRContext *ctx = op->getContext();
+  if (scheme == "nvfp4") {
+    block = 16;
+    scaleType = Float8E4M3FNType::get(ctx);
+    if (!hasGlobalScale)
+      return op->emitOpError("nvfp4 needs an f32 global scale");
+    return success();
+  }
+  if (scheme == "mxfp4") {
+    block = 32;
+    scaleType = Float8E8M0FNUType::get(ctx);
+    if (hasGlobalScale)
+      return op->emitOpError("mxfp4 takes no global scale");
+    return success();
+  }
+  return op->emitOpError("scheme must be nvfp4 or mxfp4, got '") << scheme << "'";
+}
+
+// values [.., K/2] i8 and scales [.., K/block] for an f32-like tile [.., K].
+LogicalResult verifyFp4Shapes(Operation *op, RankedTensorType full,
+                              RankedTensorType values, RankedTensorType scales,
+                              int64_t block, Type scaleType) {
+  int64_t k = full.getShape().back();
+  if (k % block != 0)
+    return op->emitOpError("the last dimension (")
+           << k << ") must be a multiple of the block size " << block;
+  SmallVector<int64_t> vshape(full.getShape()), sshape(full.getShape());
+  vshape.back() = k / 2;
+  sshape.back() = k / block;
+  if (values.getShape() != ArrayRef<int64_t>(vshape) ||
+      !values.getElementType().isInteger(8))
+    return op->emitOpError("packed values must be ")
+           << RankedTensorType::get(vshape, IntegerType::get(op->getContext(), 8))
+           << ", got " << values;
+  if (scales.getShape() != ArrayRef<int64_t>(sshape) ||
+      scales.getElementType() != scaleType)
+    return op->emitOpError("scales must be ")
+           << RankedTensorType::get(sshape, scaleType) << ", got " << scales;
+  return success();
+}
+
+} // namespace
+
+LogicalResult QuantizeOp::verify() {
+  int64_t block;
+  Type scaleType;
+  if (failed(fp4Scheme(*this, getScheme(), bool(getGlobalScale()), block, scaleType)))
+    return failure();
+  Type elem = getSrc().getType().getElementType();
+  if (!elem.isF32() && !elem.isBF16() && !elem.isF16())
+    return emitOpError("quantizes f32, bf16 or f16 tiles, got ") << elem;
+  return verifyFp4Shapes(*this, getSrc().getType(), getValues().getType(),
+                         getScales().getType(), block, scaleType);
+}
+
+LogicalResult DequantizeOp::verify() {
+  int64_t block;
+  Type scaleType;
+  if (failed(fp4Scheme(*this, getScheme(), bool(getGlobalScale()), block, scaleType)))
+    return failure();
+  if (!getResult().getType().getElementType().isF32())
+    return emitOpError("dequantizes to f32, got ") << getResult().getType();
+  return verifyFp4Shapes(*this, getResult().getType(), getValues().getType(),
+                         getScales().getType(), block, scaleType);
+}
+
 #define GET_OP_CLASSES
 #include "Tile/IR/TileOps.cpp.inc"

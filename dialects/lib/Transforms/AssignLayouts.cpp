@@ -101,7 +101,42 @@ private:
         assignOp(&op);
   }
 
+  // Block-scaled FP4 keeps each block of `block` elements in one thread:
+  // the full tile has `block` contiguous elements per thread, its packed
+  // values block/2 and its scales one, with the same lanes and warps, so
+  // register i of the values is the pair (2i, 2i+1) of the full tile and
+  // register i of the scales the block i.
+  struct Fp4Layouts {
+    Attribute full, values, scales;
+  };
+  Fp4Layouts fp4Layouts(ArrayRef<int64_t> fullShape, unsigned block) {
+    auto l = megac::layout::Blocked::defaultFor(
+        megac::layout::Shape(fullShape.begin(), fullShape.end()), numWarps, block);
+    auto make = [&](unsigned perThread) {
+      SmallVector<unsigned> spt(l.sizePerThread.begin(), l.sizePerThread.end());
+      spt[l.order[0]] = perThread;
+      return BlockedEncodingAttr::get(ctx, spt, l.threadsPerWarp, l.warpsPerCTA,
+                                      l.order);
+    };
+    return {make(block), make(block / 2), make(1)};
+  }
+  static unsigned fp4Block(StringRef scheme) { return scheme == "nvfp4" ? 16 : 32; }
+
   void assignOp(Operation *op) {
+    if (auto q = dyn_cast<QuantizeOp>(op)) {
+      Fp4Layouts l = fp4Layouts(q.getSrc().getType().getShape(), fp4Block(q.getScheme()));
+      require(op, op->getOpOperand(0), l.full);
+      setLayout(q.getValues(), l.values);
+      setLayout(q.getScales(), l.scales);
+      return;
+    }
+    if (auto d = dyn_cast<DequantizeOp>(op)) {
+      Fp4Layouts l = fp4Layouts(d.getResult().getType().getShape(), fp4Block(d.getScheme()));
+      require(op, op->getOpOperand(0), l.values);
+      require(op, op->getOpOperand(1), l.scales);
+      setLayout(d.getResult(), l.full);
+      return;
+    }
     if (auto loop = dyn_cast<scf::ForOp>(op))
       return assignFor(loop);
     if (auto branch = dyn_cast<scf::IfOp>(op))
@@ -219,6 +254,18 @@ private:
     SmallVector<Operation *> ops;
     func.walk([&](Operation *op) { ops.push_back(op); });
     for (Operation *op : llvm::reverse(ops)) {
+      if (auto q = dyn_cast<QuantizeOp>(op)) {
+        prefer(q.getSrc(), fp4Layouts(q.getSrc().getType().getShape(),
+                                      fp4Block(q.getScheme())).full);
+        continue;
+      }
+      if (auto d = dyn_cast<DequantizeOp>(op)) {
+        Fp4Layouts l = fp4Layouts(d.getResult().getType().getShape(),
+                                  fp4Block(d.getScheme()));
+        prefer(d.getValues(), l.values);
+        prefer(d.getScales(), l.scales);
+        continue;
+      }
       if (auto expand = dyn_cast<ExpandDimsOp>(op)) {
         auto dst = expand.getResult().getType();
         auto parent = cast<BlockedEncodingAttr>(defaultLayout(dst.getShape()));

@@ -18,53 +18,77 @@ using namespace mlir::tile;
 
 namespace {
 
-// convert_layout(v) where v is computed only from ranges, splats, constants
-// and elementwise arithmetic: clone that computation in the wanted layout.
+// convert_layout(v) where v is computed only from ranges, splats, constants,
+// broadcasts, expand_dims and elementwise arithmetic: recompute v directly in
+// the wanted layout (an expand_dims wants its operand in the slice of that
+// layout; everything else wants its operands in the same layout).
 struct RematerializeCheapTiles : public OpRewritePattern<ConvertLayoutOp> {
   using OpRewritePattern::OpRewritePattern;
 
   static bool isCheapOp(Operation *op) {
-    if (isa<ArangeOp, SplatOp, arith::ConstantOp, AddPtrOp>(op))
+    if (isa<ArangeOp, SplatOp, arith::ConstantOp, AddPtrOp, BroadcastOp,
+            ExpandDimsOp>(op))
       return true;
     return isa<arith::ArithDialect>(op->getDialect()) && op->getNumResults() == 1;
   }
 
-  // Collects the ops to clone, operands first; false if anything is costly.
-  static bool collect(Value v, SmallVector<Operation *> &order,
-                      DenseSet<Operation *> &seen, int depth) {
-    Operation *def = v.getDefiningOp();
-    if (!def || depth > 8 || !isCheapOp(def))
-      return false;
-    if (seen.contains(def))
+  // The layout `op`'s tile operand must have for its result to be `layout`.
+  static Attribute operandLayout(Operation *op, Attribute layout) {
+    if (auto expand = dyn_cast<ExpandDimsOp>(op)) {
+      auto blocked = dyn_cast<BlockedEncodingAttr>(layout);
+      if (!blocked)
+        return {};
+      return SliceEncodingAttr::get(op->getContext(), expand.getAxis(), blocked);
+    }
+    return layout;
+  }
+
+  static bool canRecompute(Value v, Attribute layout, int depth) {
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    if (!t || t.getEncoding() == layout)
       return true;
+    Operation *def = v.getDefiningOp();
+    if (!def || depth > 12 || !isCheapOp(def))
+      return false;
+    Attribute inner = operandLayout(def, layout);
+    if (!inner)
+      return false;
     for (Value operand : def->getOperands())
-      if (isa<RankedTensorType>(operand.getType()) &&
-          !collect(operand, order, seen, depth + 1))
+      if (!canRecompute(operand, inner, depth + 1))
         return false;
-    seen.insert(def);
-    order.push_back(def);
     return true;
+  }
+
+  static Value recompute(Value v, Attribute layout, PatternRewriter &rewriter,
+                         DenseMap<std::pair<Value, Attribute>, Value> &done) {
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    if (!t || t.getEncoding() == layout)
+      return v;
+    auto key = std::make_pair(v, layout);
+    if (Value known = done.lookup(key))
+      return known;
+    Operation *def = v.getDefiningOp();
+    Attribute inner = operandLayout(def, layout);
+    IRMapping mapping;
+    for (Value operand : def->getOperands())
+      mapping.map(operand, recompute(operand, inner, rewriter, done));
+    Operation *clone = rewriter.clone(*def, mapping);
+    Value result = clone->getResult(0);
+    result.setType(RankedTensorType::get(t.getShape(), t.getElementType(), layout));
+    if (auto cst = dyn_cast<arith::ConstantOp>(clone))
+      if (auto dense = dyn_cast<DenseElementsAttr>(cst.getValue()))
+        cst.setValueAttr(dense.reshape(cast<ShapedType>(cst.getType())));
+    done[key] = result;
+    return result;
   }
 
   LogicalResult matchAndRewrite(ConvertLayoutOp conv,
                                 PatternRewriter &rewriter) const override {
-    SmallVector<Operation *> order;
-    DenseSet<Operation *> seen;
-    if (!collect(conv.getSrc(), order, seen, 0))
-      return failure();
     Attribute layout = conv.getType().getEncoding();
-    IRMapping mapping;
-    for (Operation *op : order) {
-      Operation *clone = rewriter.clone(*op, mapping);
-      for (Value r : clone->getResults()) {
-        auto t = cast<RankedTensorType>(r.getType());
-        r.setType(RankedTensorType::get(t.getShape(), t.getElementType(), layout));
-      }
-      if (auto cst = dyn_cast<arith::ConstantOp>(clone))
-        if (auto dense = dyn_cast<DenseElementsAttr>(cst.getValue()))
-          cst.setValueAttr(dense.reshape(cast<ShapedType>(cst.getType())));
-    }
-    rewriter.replaceOp(conv, mapping.lookup(conv.getSrc()));
+    if (!conv.getSrc().getDefiningOp() || !canRecompute(conv.getSrc(), layout, 0))
+      return failure();
+    DenseMap<std::pair<Value, Attribute>, Value> done;
+    rewriter.replaceOp(conv, recompute(conv.getSrc(), layout, rewriter, done));
     return success();
   }
 };

@@ -130,4 +130,38 @@ def Tile_FpTruncOp : Tile_Op<"fp_trunc", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Tile_QuantizeOp : Tile_Op<"quantize", [Pure]> {
+  let summary = "block-scaled FP4 quantization (nvfp4, mxfp4) along the last dimension";
+  let description = [{
+    `nvfp4`: blocks of 16, scale sf = e4m3(gs * amax / 6), values
+    e2m1(x * gs / float(sf)) (0 when sf is 0), with the f32 global scale gs.
+    `mxfp4`: blocks of 32, scale 2^(floor(log2(amax)) - 2) stored as E8M0,
+    values e2m1(x / scale). Values are E2M1 codes packed two per byte (i8),
+    the even element in the low nibble; rounding is to nearest even with
+    saturation. Lowering uses cvt.rn.satfinite.e2m1x2.f32 where the target
+    has it and an exact software rounding elsewhere: the same bits.
+  }];
+  let arguments = (ins AnyRankedTensor:$src, Optional<F32>:$global_scale,
+                       StrAttr:$scheme);
+  let results = (outs AnyRankedTensor:$values, AnyRankedTensor:$scales);
+  let assemblyFormat = [{
+    $scheme $src (`scale` $global_scale^)? attr-dict `:` type($src) `->` type($values) `,` type($scales)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_DequantizeOp : Tile_Op<"dequantize", [Pure]> {
+  let summary = "block-scaled FP4 values and scales back to f32";
+  let description = [{
+    `nvfp4`: e2m1(q) * (float(sf) / gs); `mxfp4`: e2m1(q) * 2^e(sf).
+  }];
+  let arguments = (ins AnyRankedTensor:$values, AnyRankedTensor:$scales,
+                       Optional<F32>:$global_scale, StrAttr:$scheme);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $scheme $values `,` $scales (`scale` $global_scale^)? attr-dict `:` type($values) `,` type($scales) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif
