@@ -419,7 +419,8 @@ def compare(shapes, make_args, impls, bytes_moved, copy_bw=None, repeats=10, rou
             sets = make_sets(lambda: make_args(shape), min_bytes, max_sets)
         except Exception as e:
             for name in names:
-                row[name] = {"status": "error", "error": f"inputs: {type(e).__name__}: {e}"}
+                row[name] = ({"status": "unavailable"} if impls[name] is None else
+                             {"status": "error", "error": f"inputs: {type(e).__name__}: {e}"})
             rows.append(row)
             continue
         for name in names:
