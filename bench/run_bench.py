@@ -1,45 +1,88 @@
 #!/usr/bin/env python3
-"""Benchmark megac kernels against Triton, torch eager and torch.compile on the same shapes, in one run.
+"""Benchmark megac kernels against hand-written Triton, torch eager and torch.compile, in one process.
 
-    PYTHONPATH=build/python:bench python3 bench/run_bench.py --bundles build/kernels --out results/
-        [--kernels shared_act_quant,hop] [--repeats 30] [--no-compile] [--max-shapes N]
+    PYTHONPATH=build-gpu/python python3 bench/run_bench.py --bundles out/bundles --out OUTDIR
+        [--kernels a,b] [--quick] [--rounds 3] [--repeats 10] [--budget-s 450] [--no-compile]
+        [--megac-compile-ms FILE]
 
-Shapes come from each reference's BENCH_SHAPES; inputs are fresh random tensors (megac.reference), timing is
-megac.testing.bench (CUDA graphs, buffers rotated past L2, median with p10/p90). GB/s counts the fewest bytes
-the kernel must move (reference bytes_moved) and is also given as a percentage of the measured device copy
-bandwidth. Before timing, each implementation's output at the first shape is checked against the reference
-(recorded as "checked": true/false/error), so a fast wrong kernel is visible. Writes <out>/bench_results.json
-and <out>/bench_results.md. A megac kernel without a bundle, or a kernel without a Triton or torch version,
-shows as "unavailable".
+For every kernel (every reference in megac.reference, those with a megac bundle first) and every shape of its
+BENCH_SHAPES: megac, Triton (bench/triton_kernels.py), torch eager and torch.compile (bench/torch_impls.py).
+Method (megac.testing.Timer): CUDA graphs; argument sets made before timing and shared by the
+implementations; every launch reads cold inputs (sets rotated past 3x L2, or an L2 scrub between passes that
+is timed separately and subtracted); the implementations of a shape are timed in turn, `--rounds` rounds of
+`--repeats` replays each; a time is the median over all replays, and the megac/Triton speed ratio
+(Triton time / megac time, > 1: megac faster) is the median of the per-round ratios with their min-max.
+GB/s counts the fewest bytes the kernel must move (reference bytes_moved), also as % of the copy bandwidth
+measured once at the start (testing.copy_bandwidth).
+
+Before timing, each implementation runs once at the first shape and is compared with the reference
+("checked": true / failure text). That first call is also the cold compile time of Triton and torch.compile
+(their cache directories point at a fresh temporary directory). megac's compile time comes from
+--megac-compile-ms, a JSON file {kernel: ms} (the bundle does not record it).
+
+Writes OUTDIR/bench_results.json (raw numbers; rewritten after every kernel, so an interrupted run keeps what
+it measured) and OUTDIR/benchmarks.md (the tables for docs/benchmarks.md). Past --budget-s seconds the
+remaining shapes are skipped and listed as such. Exit status: 0 when every kernel ran, 1 when something
+errored, failed its check or was skipped, 2 on bad usage.
 """
 import argparse
 import json
 import os
+import subprocess
 import sys
+import tempfile
 import time
 import traceback
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
 
 IMPLS = ("megac", "triton", "torch", "torch.compile")
+T0 = time.time()
+
+
+def log(msg):
+    print(f"[{time.time() - T0:6.1f}s] {msg}", flush=True)
 
 
 def parse_args():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--bundles", default="", help="directory of compiled <kernel>.mgb files")
-    p.add_argument("--out", required=True, help="directory for bench_results.json / .md")
-    p.add_argument("--kernels", default="", help="comma list (default: every kernel with a Triton version)")
-    p.add_argument("--repeats", type=int, default=30)
-    p.add_argument("--max-shapes", type=int, default=0)
+    p.add_argument("--bundles", default="", help="directory of compiled <kernel>.mgb files (none: no megac column)")
+    p.add_argument("--out", required=True, help="directory for bench_results.json and benchmarks.md")
+    p.add_argument("--kernels", default="", help="comma list (default: every reference kernel)")
+    p.add_argument("--quick", action="store_true", help="smoke run: first and last shape, 2 rounds of 5 replays")
+    p.add_argument("--rounds", type=int, default=3, help="rounds per (impl, shape) (default 3)")
+    p.add_argument("--repeats", type=int, default=10, help="graph replays per round (default 10)")
+    p.add_argument("--max-shapes", type=int, default=0, help="at most this many shapes per kernel")
+    p.add_argument("--budget-s", type=float, default=450.0,
+                   help="skip the remaining shapes after this many seconds (default 450)")
     p.add_argument("--no-compile", action="store_true", help="skip torch.compile")
-    return p.parse_args()
+    p.add_argument("--megac-compile-ms", default="", help="JSON file {kernel: megac compile ms}")
+    p.add_argument("--commit", default=os.environ.get("MEGAC_COMMIT", ""), help="commit measured (default: git)")
+    o = p.parse_args()
+    if o.quick:
+        o.rounds, o.repeats = min(o.rounds, 2), min(o.repeats, 5)
+    if o.rounds < 1 or o.repeats < 1:
+        p.error("--rounds and --repeats must be >= 1")
+    return o
+
+
+def commit_of(opts):
+    if opts.commit:
+        return opts.commit
+    try:
+        return subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                              check=True).stdout.strip()
+    except Exception:
+        return "unknown"
 
 
 def megac_impl(name, bundles):
     """fn(args) launching the megac kernel, or None when it is not built."""
     if not bundles:
         return None
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "test", "gpu"))
+    sys.path.insert(0, os.path.join(ROOT, "test", "gpu"))
     import megac
     from run_gpu_tests import find_bundles, launch_args
     found, _ = find_bundles(bundles)
@@ -50,102 +93,229 @@ def megac_impl(name, bundles):
 
 
 def check_impl(fn, ref_kernel, shape):
-    """Run fn once on fresh inputs and compare with the reference; True / False / error text."""
+    """Run fn once on fresh inputs and compare with the reference: (True or failure text, ms of that call)."""
     import torch
     from megac import testing
     from megac.reference.common import run_checks
+    ms = None
     try:
         args = ref_kernel.inputs(**shape, device="cuda", seed=7)
         ref = ref_kernel.reference({**args, **{n: args[n].clone() for n in ref_kernel.inplace}})
         for n in ref_kernel.checks:
             if n not in ref_kernel.inplace:
                 testing.poison(args[n])
-        fn(args)
         torch.cuda.synchronize()
+        t = time.perf_counter()
+        fn(args)  # the first call: JIT compilation included
+        torch.cuda.synchronize()
+        ms = (time.perf_counter() - t) * 1e3
         reports = run_checks(ref_kernel.checks, args, ref)
-        return all(r.ok for r in reports) or "; ".join(r.message() for r in reports if not r.ok)
+        return (all(r.ok for r in reports) or "; ".join(r.message() for r in reports if not r.ok)), ms
     except Exception as e:
-        return f"error: {type(e).__name__}: {e}"
+        return f"error: {type(e).__name__}: {e}", ms
 
 
-def markdown(results):
-    lines = [f"# megac benchmark ({results['device']}, commit {results['commit']})", "",
-             f"Copy bandwidth: {results['copy_gbps']:.0f} GB/s. Times are medians in microseconds per launch "
-             "(CUDA graph, inputs rotated past L2); % is of the copy bandwidth; x is megac's speedup.", ""]
-    for name, k in results["kernels"].items():
-        lines += [f"## {name}", ""]
+def shape_str(shape):
+    return ", ".join(f"{k}={v}" for k, v in shape.items())
+
+
+def cell(r, with_pct=False):
+    if not r or r.get("status") != "ok":
+        return (r or {}).get("status", "-")
+    s = f"{r['us']:.2f}"
+    if with_pct:
+        s += f" ({r['pct_copy']:.0f}%)"
+    if not r.get("graph", True):
+        s += " (no graph)"
+    return s
+
+
+def summarize(entry):
+    """Worst megac/Triton ratio over the shapes and % of copy at the largest shape."""
+    rows = [r for r in entry.get("rows", []) if "bytes" in r]
+    ratios = [r["megac"]["ratio"] for r in rows if "ratio" in r.get("megac", {})]
+    s = {"worst_ratio": min(ratios) if ratios else None,
+         "ratio_ok": (min(ratios) >= 1.0) if ratios else None,
+         "shapes_timed": len(rows)}
+    if rows:
+        big = max(rows, key=lambda r: r["bytes"])
+        s["largest_shape"] = big["shape"]
+        for impl in ("megac", "triton"):
+            if big.get(impl, {}).get("status") == "ok":
+                s[f"{impl}_pct_copy_largest"] = big[impl]["pct_copy"]
+    return s
+
+
+def markdown(res):
+    L = [f"# megac benchmark", "",
+         f"Commit `{res['commit']}`, {res['date']}, {res['device']}; torch {res['torch']}, triton {res['triton']}. "
+         f"Measured copy bandwidth {res['copy_gbps']:.0f} GB/s (read + write).", "",
+         "Times are microseconds per launch: the median over all replays of a CUDA graph of many launches, every "
+         "launch reading cold inputs (argument sets rotated past 3x L2, or an L2 scrub between passes timed "
+         f"separately and subtracted); {res['method']['rounds']} rounds of {res['method']['repeats']} replays, "
+         "the implementations of a shape timed in turn. % is of the copy bandwidth, counting the fewest bytes "
+         "the kernel must move. Ratio = Triton time / megac time (> 1: megac faster), the median of the "
+         "per-round ratios, with their min-max. Compile times are cold: Triton's is its first call with an "
+         "empty cache (JIT and launcher build included); megac's comes from the build.", "",
+         "## Summary", "",
+         "| kernel | worst ratio megac/Triton | >= 1.00 | megac % copy (largest shape) | Triton % copy "
+         "(largest shape) | megac compile ms | Triton compile ms | torch.compile ms | checks |",
+         "|---|---|---|---|---|---|---|---|---|"]
+    for name, k in res["kernels"].items():
+        s = k.get("summary", {})
+        c = k.get("compile_ms", {})
+        wr = s.get("worst_ratio")
+        checks = k.get("checked", {})
+        bad = [i for i, v in checks.items() if v is not True]
+        fmt = lambda v, f="{:.0f}": "-" if v is None else f.format(v)
+        L.append(f"| {name} | {fmt(wr, '{:.2f}')} | {'-' if wr is None else ('yes' if wr >= 1.0 else 'no')} | "
+                 f"{fmt(s.get('megac_pct_copy_largest'))}{'' if s.get('megac_pct_copy_largest') is None else '%'} | "
+                 f"{fmt(s.get('triton_pct_copy_largest'))}{'' if s.get('triton_pct_copy_largest') is None else '%'} | "
+                 f"{fmt(c.get('megac'))} | {fmt(c.get('triton'))} | {fmt(c.get('torch.compile'))} | "
+                 f"{'ok' if not bad else 'FAIL: ' + ', '.join(bad)}{' (error)' if 'error' in k else ''} |")
+    L.append("")
+    for name, k in res["kernels"].items():
+        L += [f"## {name}", ""]
         if "error" in k:
-            lines += [f"error: {k['error']}", ""]
+            L += [f"error: {k['error']}", ""]
+        bad = {i: v for i, v in k.get("checked", {}).items() if v is not True}
+        for i, v in bad.items():
+            L.append(f"- check failed for {i}: {str(v)[:300]}")
+        if bad:
+            L.append("")
+        if not k.get("rows"):
             continue
-        lines.append("| shape | " + " | ".join(IMPLS) + " |")
-        lines.append("|---|" + "---|" * len(IMPLS))
+        L += ["| shape | megac us (% copy) | Triton us (% copy) | ratio megac/Triton (min-max) | torch us | "
+              "torch.compile us |", "|---|---|---|---|---|---|"]
         for row in k["rows"]:
-            cells = []
-            for impl in IMPLS:
-                r = row.get(impl, {"status": "unavailable"})
-                if r.get("status") == "ok":
-                    x = row["megac"]["us"] / r["us"] if row.get("megac", {}).get("status") == "ok" else None
-                    cells.append(f"{r['us']:.2f} ({r['pct_copy']:.0f}%)" + (f" x{1 / x:.2f}" if x and impl != "megac" else ""))
-                else:
-                    cells.append(r.get("status", "?"))
-            lines.append("| " + ", ".join(f"{a}={b}" for a, b in row["shape"].items()) + " | " + " | ".join(cells) + " |")
-        lines.append("")
-    return "\n".join(lines)
+            if "skipped" in row:
+                L.append(f"| {shape_str(row['shape'])} | skipped: {row['skipped']} | | | | |")
+                continue
+            m = row.get("megac", {})
+            ratio = f"{m['ratio']:.2f} ({m['ratio_min']:.2f}-{m['ratio_max']:.2f})" if "ratio" in m else "-"
+            L.append(f"| {shape_str(row['shape'])} | {cell(m, True)} | {cell(row.get('triton'), True)} | {ratio} | "
+                     f"{cell(row.get('torch'))} | {cell(row.get('torch.compile'))} |")
+        L.append("")
+    return "\n".join(L)
 
 
 def main():
     opts = parse_args()
     os.makedirs(opts.out, exist_ok=True)
+    # Cold compile times: fresh, empty caches for Triton and Inductor, set before either is imported.
+    cache = tempfile.mkdtemp(prefix="megac-bench-cache-")
+    os.environ["TRITON_CACHE_DIR"] = os.path.join(cache, "triton")
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(cache, "inductor")
     import torch
     from megac import reference, testing
     if not torch.cuda.is_available():
-        sys.exit("run_bench: no CUDA device visible to torch")
+        print("run_bench: no CUDA device visible to torch", file=sys.stderr)
+        return 2
     try:
+        import triton
         import triton_kernels
-        triton_launchers = triton_kernels.LAUNCHERS
+        triton_launchers, triton_version = triton_kernels.LAUNCHERS, triton.__version__
     except Exception as e:  # no triton: the column says why
-        print(f"run_bench: Triton kernels unavailable: {e}")
-        triton_launchers = {}
+        log(f"Triton kernels unavailable: {type(e).__name__}: {e}")
+        triton_launchers, triton_version = {}, f"unavailable ({e})"
     import torch_impls
-    if not opts.no_compile:
-        torch._dynamo.config.cache_size_limit = 1024  # one graph per shape; never fall back to eager silently
+    megac_ms = {}
+    if opts.megac_compile_ms:
+        with open(opts.megac_compile_ms) as f:
+            megac_ms = json.load(f)
 
-    names = [k for k in opts.kernels.split(",") if k] or list(triton_launchers) or list(torch_impls.EAGER)
+    names = [k for k in opts.kernels.split(",") if k] or list(reference.NAMES)
+    unknown = [n for n in names if n not in reference.NAMES]
+    if unknown:
+        print(f"run_bench: unknown kernel(s) {unknown}; known: {', '.join(reference.NAMES)}", file=sys.stderr)
+        return 2
+    megac_fns = {}
+    for n in names:
+        try:
+            megac_fns[n] = megac_impl(n, opts.bundles)
+        except Exception as e:
+            megac_fns[n] = e
+    names.sort(key=lambda n: megac_fns[n] is None)  # kernels megac has first: they matter most under the budget
+    log(f"kernels: {', '.join(names)}")
+
     copy_gbps = testing.copy_bandwidth()
-    results = {"commit": os.environ.get("MEGAC_COMMIT", "unknown"), "device": torch.cuda.get_device_name(),
-               "torch": torch.__version__, "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-               "copy_gbps": copy_gbps, "kernels": {}}
-    print(f"copy bandwidth {copy_gbps:.0f} GB/s")
+    log(f"copy bandwidth {copy_gbps:.0f} GB/s")
+    res = {"commit": commit_of(opts), "date": time.strftime("%Y-%m-%d %H:%M:%S %z"),
+           "device": torch.cuda.get_device_name(), "torch": torch.__version__, "triton": triton_version,
+           "python": sys.version.split()[0], "copy_gbps": copy_gbps,
+           "method": {"rounds": opts.rounds, "repeats": opts.repeats, "quick": opts.quick,
+                      "rotate_min_bytes": testing.ROTATE_MIN_BYTES, "l2_bytes": testing.L2_BYTES,
+                      "budget_s": opts.budget_s},
+           "kernels": {}, "skipped": []}
+    out_json = os.path.join(opts.out, "bench_results.json")
+
+    def save():
+        with open(out_json, "w") as f:
+            json.dump(res, f, indent=1, default=str)
+
+    failed = False
     for name in names:
-        entry = results["kernels"][name] = {}
+        entry = res["kernels"][name] = {}
         try:
             ref_kernel = reference.get(name)
+            if isinstance(megac_fns[name], Exception):
+                raise megac_fns[name]
             eager = torch_impls.EAGER.get(name)
-            impls = {
-                "megac": megac_impl(name, opts.bundles),
-                "triton": triton_launchers.get(name),
-                "torch": eager,
-                "torch.compile": None if (opts.no_compile or eager is None) else torch.compile(eager),
-            }
-            shapes = ref_kernel.bench_shapes[:opts.max_shapes] if opts.max_shapes else ref_kernel.bench_shapes
-            entry["checked"] = {impl: check_impl(fn, ref_kernel, shapes[0]) for impl, fn in impls.items() if fn}
-            print(f"{name}: checks {entry['checked']}")
-            entry["rows"] = testing.compare(
-                shapes, lambda s: ref_kernel.inputs(**s, device="cuda", seed=int(time.time() * 1e3) % 100000),
-                impls, lambda s: ref_kernel.bytes_moved(**s), copy_bw=copy_gbps, repeats=opts.repeats,
-                log=lambda line: print(f"{name}: {line}", flush=True))
+            impls = {"megac": megac_fns[name], "triton": triton_launchers.get(name), "torch": eager,
+                     "torch.compile": None if (opts.no_compile or eager is None) else torch.compile(eager)}
+            shapes = list(ref_kernel.bench_shapes)
+            if opts.quick and len(shapes) > 2:
+                shapes = [shapes[0], shapes[-1]]
+            if opts.max_shapes:
+                shapes = shapes[:opts.max_shapes]
+            entry["checked"], entry["compile_ms"] = {}, {"megac": megac_ms.get(name)}
+            for impl, fn in impls.items():
+                if fn is None:
+                    continue
+                ok, ms = check_impl(fn, ref_kernel, shapes[0])
+                entry["checked"][impl] = ok
+                if impl in ("triton", "torch.compile"):
+                    entry["compile_ms"][impl] = ms
+                if ok is not True:
+                    failed = True
+            log(f"{name}: checks {entry['checked']} first-call ms "
+                f"{ {k: round(v) for k, v in entry['compile_ms'].items() if v is not None} }")
+            entry["rows"] = []
+            for i, shape in enumerate(shapes):
+                if time.time() - T0 > opts.budget_s:
+                    entry["rows"].append({"shape": dict(shape), "skipped": "time budget"})
+                    res["skipped"].append(f"{name} {shape_str(shape)}")
+                    failed = True
+                    continue
+                rows = testing.compare(
+                    [shape], lambda s: ref_kernel.inputs(**s, device="cuda", seed=1000 + i),
+                    impls, lambda s: ref_kernel.bytes_moved(**s), copy_bw=copy_gbps, repeats=opts.repeats,
+                    rounds=opts.rounds, baseline="triton",
+                    log=lambda line: log(f"{name} [{i + 1}/{len(shapes)}] {line}"))
+                entry["rows"] += rows
+                for r in rows:
+                    if any(r.get(x, {}).get("status") == "error" for x in IMPLS):
+                        failed = True
+                        log(f"{name}: errors " + "; ".join(f"{x}: {r[x]['error']}" for x in IMPLS
+                                                           if r.get(x, {}).get("status") == "error"))
+            entry["summary"] = summarize(entry)
         except Exception as e:
+            failed = True
             entry["error"] = f"{type(e).__name__}: {e}"
-            entry["traceback"] = traceback.format_exc(limit=5)
-            print(f"{name}: ERROR {entry['error']}", flush=True)
+            entry["traceback"] = traceback.format_exc(limit=6)
+            log(f"{name}: ERROR {entry['error']}")
+        torch._dynamo.reset()  # keep compiled graphs of finished kernels from piling up
+        save()
 
-    with open(os.path.join(opts.out, "bench_results.json"), "w") as f:
-        json.dump(results, f, indent=1, default=str)
-    md = markdown(results)
-    with open(os.path.join(opts.out, "bench_results.md"), "w") as f:
+    md = markdown(res)
+    with open(os.path.join(opts.out, "benchmarks.md"), "w") as f:
         f.write(md + "\n")
-    print(md)
-    return 0
+    save()
+    print(md, flush=True)
+    if res["skipped"]:
+        log(f"SKIPPED (time budget): {len(res['skipped'])} shapes; raise --budget-s or pass --kernels")
+    log(f"done: {out_json}" + (" (with errors, failed checks or skips: exit 1)" if failed else ""))
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

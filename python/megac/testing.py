@@ -9,7 +9,8 @@ import math
 from dataclasses import dataclass, field
 
 L2_BYTES = 60 * 2**20  # H200
-ROTATE_MIN_BYTES = 200 * 2**20  # > 3x L2: every launch reads from DRAM
+ROTATE_MIN_BYTES = 200 * 2**20  # > 3x L2: every launch reads from DRAM (Timer)
+assert ROTATE_MIN_BYTES > 3 * L2_BYTES
 
 
 def _torch():
@@ -187,82 +188,193 @@ def _percentile(sorted_vals, q):
 
 @dataclass
 class Timing:
-    us: float          # median microseconds per launch
+    us: float          # median microseconds per launch (over every sample of every round)
     p10: float
     p90: float
     sets: int          # argument sets rotated through
     launches: int      # launches per graph replay
-    rotated: bool      # True when the rotated sets exceed ROTATE_MIN_BYTES (inputs come from DRAM)
-    graph: bool        # False when capture failed and plain launches were timed
+    rotated: bool      # True when every launch read cold inputs (rotation past L2, or an L2 scrub between passes)
+    graph: bool        # False when capture failed and plain launches were timed (host overhead included)
+    l2: str = ""       # "rotated": the sets total >= min_bytes; "scrubbed": a read of min_bytes after each pass
+    bytes_per_replay: int = 0  # argument-set bytes plus scrub bytes one replay cycles through
+    rounds: list = field(default_factory=list)  # median of each round (spread of repeated runs)
 
     def as_dict(self):
         return dict(self.__dict__)
 
 
-def bench(fn, make_args, repeats=30, min_bytes=ROTATE_MIN_BYTES, max_sets=512, target_ms=2.0,
-          max_launches=4096, use_graph=True):
-    """Median time of fn(args) in microseconds.
-
-    make_args() returns one argument set (any object holding tensors; fn receives it unchanged). Enough sets
-    are allocated that their total exceeds min_bytes, and the graph cycles through them so each launch reads
-    cold data. K launches are captured in one CUDA graph (sized so a replay takes about target_ms) and the
-    replay time / K is the per-launch time; median and p10/p90 over `repeats` replays.
-    """
+def _clone(obj):
     torch = _torch()
+    if isinstance(obj, torch.Tensor):
+        return obj.clone()
+    if isinstance(obj, dict):
+        return {k: _clone(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(_clone(v) for v in obj)
+    return obj
+
+
+def make_sets(make_args, min_bytes=ROTATE_MIN_BYTES, max_sets=256, distinct=4):
+    """Argument sets for timing, allocated before any timing: enough that they total min_bytes (at most
+    max_sets). The first `distinct` come from make_args(), the rest are device copies of those (fresh memory,
+    same values), which is much faster than drawing new random inputs."""
     first = make_args()
     per_set = max(tensor_bytes(first), 1)
     n_sets = max(1, min(max_sets, math.ceil(min_bytes / per_set)))
-    sets = [first] + [make_args() for _ in range(n_sets - 1)]
+    sets = [first] + [make_args() for _ in range(min(distinct, n_sets) - 1)]
+    while len(sets) < n_sets:
+        sets.append(_clone(sets[len(sets) % distinct]))
+    return sets
 
-    stream = torch.cuda.Stream()
-    stream.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(stream):
-        for a in sets:  # warm-up: JIT compiles, module loads, autotuning stay out of the numbers
-            fn(a)
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        for a in sets:
-            fn(a)
-        end.record()
-    torch.cuda.synchronize()
-    est_ms = max(start.elapsed_time(end) / len(sets), 1e-4)
-    launches = int(min(max_launches, max(len(sets), target_ms / est_ms)))
 
-    graph_ok = False
-    g = None
-    if use_graph:
-        try:
-            g = torch.cuda.CUDAGraph()
-            with torch.cuda.graph(g):
-                for i in range(launches):
-                    fn(sets[i % len(sets)])
-            g.replay()
-            torch.cuda.synchronize()
-            graph_ok = True
-        except Exception:  # not capturable (e.g. a host sync inside fn): time plain launches instead
-            g = None
-            torch.cuda.synchronize()
+_SCRUB = {}
 
-    def run_once():
-        if graph_ok:
-            g.replay()
+
+def _scrub_op(nbytes):
+    """fn() reading `nbytes` of device memory (a sum into a scalar): after it, L2 holds none of the
+    argument sets. Reads only, so no dirty lines are left to be written back during the timed kernels."""
+    torch = _torch()
+    key = (torch.cuda.current_device(), nbytes)
+    if key not in _SCRUB:
+        buf = torch.ones(max(nbytes // 4, 1), dtype=torch.float32, device="cuda")
+        _SCRUB[key] = (buf, torch.zeros((), dtype=torch.float32, device="cuda"))
+    buf, sink = _SCRUB[key]
+    return lambda: torch.sum(buf, dim=0, out=sink)
+
+
+class Timer:
+    """fn over argument sets, captured in a CUDA graph, ready to be timed in rounds (sample()).
+
+    Cold inputs: when the sets total min_bytes (> 3x L2) the graph cycles through all of them, a whole number
+    of passes per replay, so a set is reused only after min_bytes of other data. When they are smaller (small
+    shapes; at most max_sets sets), every pass over the sets is preceded by a read of min_bytes (the scrub),
+    and a second graph holding only the scrubs is timed right after each replay: per-launch time =
+    (replay - scrub replay) / launches. Either way every launch reads its inputs from DRAM and each replay
+    cycles through more than min_bytes. Replays last about target_ms. Allocation (sets, scrub buffer, graph
+    pools) happens in the constructor; sample() only replays graphs between pre-made events.
+    """
+
+    def __init__(self, fn, sets, min_bytes=ROTATE_MIN_BYTES, target_ms=1.0, max_launches=4096, use_graph=True):
+        torch = _torch()
+        self.fn, self.sets = fn, sets
+        n = len(sets)
+        per_set = max(tensor_bytes(sets[0]), 1)
+        self.scrub = _scrub_op(min_bytes) if per_set * n < min_bytes else None
+        self.scrub_bytes = min_bytes if self.scrub else 0
+        stream = torch.cuda.Stream()
+        stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(stream):
+            for a in sets:  # warm-up: JIT compiles, module loads, autotuning stay out of the numbers
+                fn(a)
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            for a in sets:
+                fn(a)
+            end.record()
+            scrub_ms = 0.0
+            if self.scrub:
+                self.scrub()
+                s2, e2 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                s2.record()
+                self.scrub()
+                e2.record()
+        torch.cuda.synchronize()
+        pass_ms = max(start.elapsed_time(end), 1e-4)
+        if self.scrub:
+            scrub_ms = s2.elapsed_time(e2)
+        passes = max(1, min(max(1, max_launches // n), round(target_ms / (pass_ms + scrub_ms))))
+        self.passes, self.launches = passes, passes * n
+        self.per_set, self.n_sets = per_set, n
+        self.graph_ok, self.g, self.g_scrub = False, None, None
+        if use_graph:
+            try:
+                g = torch.cuda.CUDAGraph()
+                with torch.cuda.graph(g):
+                    self._body()
+                gs = None
+                if self.scrub:
+                    gs = torch.cuda.CUDAGraph()
+                    with torch.cuda.graph(gs):
+                        for _ in range(passes):
+                            self.scrub()
+                g.replay()
+                if gs is not None:
+                    gs.replay()
+                torch.cuda.synchronize()
+                self.g, self.g_scrub, self.graph_ok = g, gs, True
+            except Exception:  # not capturable (e.g. a host sync inside fn): time plain launches instead
+                torch.cuda.synchronize()
+        self._ev = [torch.cuda.Event(enable_timing=True) for _ in range(4)]
+        self._run(self.g, self._body)  # one untimed replay of each
+        if self.scrub:
+            self._run(self.g_scrub, self._scrub_body)
+        torch.cuda.synchronize()
+
+    def _body(self):
+        for _ in range(self.passes):
+            if self.scrub:
+                self.scrub()
+            for a in self.sets:
+                self.fn(a)
+
+    def _scrub_body(self):
+        for _ in range(self.passes):
+            self.scrub()
+
+    def _run(self, graph, body):
+        if self.graph_ok:
+            graph.replay()
         else:
-            for i in range(launches):
-                fn(sets[i % len(sets)])
+            body()
 
-    run_once()
-    times = []
-    for _ in range(repeats):
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record()
-        run_once()
-        e.record()
-        e.synchronize()
-        times.append(s.elapsed_time(e) * 1e3 / launches)
-    times.sort()
-    del g
-    return Timing(us=_percentile(times, 0.5), p10=_percentile(times, 0.1), p90=_percentile(times, 0.9),
-                  sets=len(sets), launches=launches, rotated=per_set * len(sets) >= min_bytes, graph=graph_ok)
+    def sample(self, repeats):
+        """`repeats` per-launch times in microseconds (unsorted)."""
+        out = []
+        s, e, s2, e2 = self._ev
+        for _ in range(repeats):
+            s.record()
+            self._run(self.g, self._body)
+            e.record()
+            if self.scrub:
+                s2.record()
+                self._run(self.g_scrub, self._scrub_body)
+                e2.record()
+            e.synchronize()
+            ms = s.elapsed_time(e)
+            if self.scrub:
+                e2.synchronize()
+                ms -= s2.elapsed_time(e2)
+            out.append(ms * 1e3 / self.launches)
+        return out
+
+    def timing(self, rounds):
+        """Timing from a list of rounds (each a list of samples)."""
+        allv = sorted(v for r in rounds for v in r)
+        meds = [_percentile(sorted(r), 0.5) for r in rounds]
+        return Timing(us=_percentile(allv, 0.5), p10=_percentile(allv, 0.1), p90=_percentile(allv, 0.9),
+                      sets=self.n_sets, launches=self.launches, rotated=True, graph=self.graph_ok,
+                      l2="scrubbed" if self.scrub else "rotated",
+                      bytes_per_replay=self.per_set * self.launches + self.passes * self.scrub_bytes,
+                      rounds=meds)
+
+    def close(self):
+        self.g = self.g_scrub = None
+        self.sets = None
+
+
+def bench(fn, make_args, repeats=30, min_bytes=ROTATE_MIN_BYTES, max_sets=256, target_ms=1.0,
+          max_launches=4096, use_graph=True, rounds=1):
+    """Median time of fn(args) in microseconds (a Timing; see Timer for the method).
+
+    make_args() returns one argument set (any object holding tensors; fn receives it unchanged). `rounds`
+    rounds of `repeats` graph replays; Timing.rounds holds each round's median.
+    """
+    sets = make_sets(make_args, min_bytes, max_sets)
+    t = Timer(fn, sets, min_bytes=min_bytes, target_ms=target_ms, max_launches=max_launches, use_graph=use_graph)
+    try:
+        return t.timing([t.sample(repeats) for _ in range(rounds)])
+    finally:
+        t.close()
 
 
 def copy_bandwidth(nbytes=1 << 30, repeats=20):
@@ -281,14 +393,19 @@ def copy_bandwidth(nbytes=1 << 30, repeats=20):
     return 2 * src.numel() * 4 / (min(memcpy.us, kernel.us) * 1e-6) / 1e9
 
 
-def compare(shapes, make_args, impls, bytes_moved, copy_bw=None, repeats=30, baseline=None, log=print):
+def compare(shapes, make_args, impls, bytes_moved, copy_bw=None, repeats=10, rounds=3, baseline=None, log=print,
+            min_bytes=ROTATE_MIN_BYTES, max_sets=256, target_ms=1.0):
     """Time several implementations of one kernel on the same shapes, side by side.
 
     shapes: list of dicts; make_args(shape) -> one argument set; impls: {name: fn(args)} (a value of None
     marks an implementation that is not available); bytes_moved(shape) -> the fewest bytes the kernel must
-    move. Returns rows: {"shape", "bytes", and per impl name: us, p10, p90, gbps, pct_copy, ratio} where
-    ratio = baseline's time / this time (> 1 means faster than the baseline; baseline = first impl).
+    move. Per shape the argument sets are made once and shared; every implementation is captured, then
+    `rounds` rounds time each implementation in turn (`repeats` replays each), so drift hits all alike.
+    Returns rows: {"shape", "bytes", and per impl name: Timing fields, gbps, pct_copy, and ratio / ratio_min /
+    ratio_max = baseline's time / this time over the rounds (> 1 means faster than the baseline; baseline =
+    first impl)}.
     """
+    torch = _torch()
     if copy_bw is None:
         copy_bw = copy_bandwidth()
     names = list(impls)
@@ -297,23 +414,45 @@ def compare(shapes, make_args, impls, bytes_moved, copy_bw=None, repeats=30, bas
     for shape in shapes:
         nbytes = bytes_moved(shape)
         row = {"shape": dict(shape), "bytes": nbytes}
+        timers, samples = {}, {}
+        try:
+            sets = make_sets(lambda: make_args(shape), min_bytes, max_sets)
+        except Exception as e:
+            for name in names:
+                row[name] = ({"status": "unavailable"} if impls[name] is None else
+                             {"status": "error", "error": f"inputs: {type(e).__name__}: {e}"})
+            rows.append(row)
+            continue
         for name in names:
-            fn = impls[name]
-            if fn is None:
+            if impls[name] is None:
                 row[name] = {"status": "unavailable"}
                 continue
             try:
-                t = bench(fn, lambda: make_args(shape), repeats=repeats)
+                timers[name] = Timer(impls[name], sets, min_bytes=min_bytes, target_ms=target_ms)
+                samples[name] = []
             except Exception as e:  # one broken implementation must not hide the others
                 row[name] = {"status": "error", "error": f"{type(e).__name__}: {e}"}
-                continue
-            gbps = nbytes / (t.us * 1e-6) / 1e9
-            row[name] = {"status": "ok", **t.as_dict(), "gbps": gbps, "pct_copy": 100.0 * gbps / copy_bw}
+        for _ in range(rounds):
+            for name in list(timers):
+                try:
+                    samples[name].append(timers[name].sample(repeats))
+                except Exception as e:
+                    row[name] = {"status": "error", "error": f"{type(e).__name__}: {e}"}
+                    timers.pop(name).close()
+        for name, t in timers.items():
+            tm = t.timing(samples[name])
+            gbps = nbytes / (tm.us * 1e-6) / 1e9
+            row[name] = {"status": "ok", **tm.as_dict(), "gbps": gbps, "pct_copy": 100.0 * gbps / copy_bw}
+            t.close()
+        del timers, sets
+        torch.cuda.empty_cache()
         base = row.get(baseline, {})
         for name in names:
             r = row[name]
             if r.get("status") == "ok" and base.get("status") == "ok":
-                r["ratio"] = base["us"] / r["us"]
+                per_round = [b / x for b, x in zip(base["rounds"], r["rounds"])]
+                r["ratio"] = _percentile(sorted(per_round), 0.5)
+                r["ratio_min"], r["ratio_max"] = min(per_round), max(per_round)
         if log:
             log(format_row(row, names))
         rows.append(row)
