@@ -57,11 +57,20 @@ LogicalResult linkLibdevice(llvm::Module &module, const std::string &path,
   if (path.empty())
     return emitError(loc, "the kernel calls libdevice math but libdevice.10.bc "
                           "was not found; set MEGAC_LIBDEVICE or CUDA_HOME");
-  auto buffer = llvm::MemoryBuffer::getFile(path);
-  if (!buffer)
-    return emitError(loc, "cannot read libdevice '") << path << "'";
-  auto lib = llvm::parseBitcodeFile(buffer.get()->getMemBufferRef(),
-                                    module.getContext());
+  // libdevice holds ~350 functions and a kernel calls a few: load it lazily,
+  // so that linking materializes only those (parsing it all costs more than
+  // the rest of the compilation).
+  static std::unique_ptr<llvm::MemoryBuffer> bytes;
+  static std::string bytesPath;
+  if (!bytes || bytesPath != path) {
+    auto buffer = llvm::MemoryBuffer::getFile(path);
+    if (!buffer)
+      return emitError(loc, "cannot read libdevice '") << path << "'";
+    bytes = std::move(*buffer);
+    bytesPath = path;
+  }
+  auto lib = llvm::getLazyBitcodeModule(bytes->getMemBufferRef(),
+                                        module.getContext());
   if (!lib) {
     llvm::consumeError(lib.takeError());
     return emitError(loc, "cannot parse libdevice '") << path << "'";

@@ -256,10 +256,12 @@ CompileResult compile(const CompileOptions &options) {
     pm.addPass(createCSEPass());
     if (failed(pm.run(*module)))
       return finish();
+    double passesMs = msSince(t0);
     if (options.keepIR)
       out.tileIR = print(*module);
     if (failed(lowerTileToLLVM(*module, *target)))
       return finish();
+    double loweredMs = msSince(t0);
     module->walk([&](LLVM::LLVMFuncOp f) {
       if (auto a = f->getAttrOfType<IntegerAttr>(tile::attr::kSharedBytes)) {
         sharedBytes[f.getName().str()] =
@@ -284,6 +286,11 @@ CompileResult compile(const CompileOptions &options) {
                    << ptx->llvmIR << "\n";
     out.ptx = std::move(ptx->ptx);
     out.compileMs = frontendMs + msSince(t0);
+    if (options.timePhases)
+      llvm::errs() << "megac: " << target->name << ": frontend " << frontendMs
+                   << " ms, tile passes " << passesMs << " ms, lowering "
+                   << loweredMs - passesMs << " ms, LLVM + PTX "
+                   << out.compileMs - frontendMs - loweredMs << " ms\n";
     if (ptxas) {
       auto t1 = Clock::now();
       PtxasResult assembled = runPtxas(*ptxas, out.ptx, target->name);

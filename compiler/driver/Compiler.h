@@ -21,6 +21,7 @@ struct CompileOptions {
   bool runPtxas = true;           // when ptxas is installed
   bool keepIR = false;            // fill TargetOutput::tileIR/llvmDialect/llvmIR
   bool printIRAfterAll = false;   // dump every stage to stderr
+  bool timePhases = false;        // print where compile time goes to stderr
 };
 
 struct TargetOutput {

@@ -25,6 +25,7 @@ options:
   -D NAME=VALUE       override a compile-time constant; repeatable
   --no-ptxas          skip ptxas (no cubin, no register report)
   --print-ir-after-all  print the IR after every stage to stderr
+  --time-phases       print where compile time goes, per target, to stderr
   --help, --version
 
 With no -o and no --emit, megac prints one row per kernel, variant and target:
@@ -39,6 +40,7 @@ struct Args {
   std::map<std::string, std::string> defines;
   bool ptxas = true;
   bool printIR = false;
+  bool timePhases = false;
 };
 
 [[noreturn]] void usageError(const std::string &msg) {
@@ -86,6 +88,8 @@ Args parseArgs(int argc, char **argv) {
       a.ptxas = false;
     } else if (s == "--print-ir-after-all") {
       a.printIR = true;
+    } else if (s == "--time-phases") {
+      a.timePhases = true;
     } else if (!s.empty() && s[0] == '-') {
       usageError("unknown option '" + s + "'");
     } else {
@@ -174,6 +178,7 @@ int main(int argc, char **argv) {
     opts.runPtxas = a.ptxas;
     opts.keepIR = a.emit == "tile-layout" || a.emit == "llvm" || a.emit == "llvm-ir";
     opts.printIRAfterAll = a.printIR;
+    opts.timePhases = a.timePhases;
     megac::CompileResult r = megac::compile(opts);
     std::cerr << r.diagnostics;
     if (!r.ok) {
