@@ -854,26 +854,31 @@ LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
   auto warpMasks = l.warpXorMasks(shape, axis);
   if (!warpMasks.empty()) {
     int64_t ways = int64_t(1) << warpMasks.size();
-    int64_t threads = int64_t(l.numWarps()) * 32;
-    int64_t slots = int64_t(partials.size()) * threads * ways;
+    // Threads that differ only in the axis digits share a result: name the
+    // group by the thread id with the warp's axis digits taken out (they are
+    // contiguous bits) and the lane's cleared. `ways` warps share a key.
+    int64_t keys = int64_t(l.numWarps()) / ways * 32;
+    int64_t slots = int64_t(partials.size()) * keys * ways;
     int64_t fields = isArg ? 2 : 1;
     smemBytes = std::max(smemBytes, slots * 4 * fields);
-    // Threads that differ only in the axis digits share a result: name the
-    // group by the thread id with those digits cleared.
-    unsigned laneBits = 0, warpBits = 0;
+    unsigned laneBits = 0;
     for (unsigned m : l.laneXorMasks(shape, axis))
       laneBits |= m;
-    for (unsigned m : warpMasks)
-      warpBits |= m;
+    unsigned lowBits = warpMasks.front() - 1;
+    unsigned shift = __builtin_ctz(warpMasks.front()) + warpMasks.size();
     Value laneKey = b.create<arith::AndIOp>(loc, lane, i32(~laneBits & 31));
-    Value warpKey = b.create<arith::AndIOp>(loc, warp, i32(~warpBits));
+    Value warpLow = b.create<arith::AndIOp>(loc, warp, i32(lowBits));
+    Value warpHigh = b.create<arith::ShRUIOp>(loc, warp, i32(shift));
+    warpHigh = b.create<arith::ShLIOp>(
+        loc, warpHigh, i32(__builtin_ctz(warpMasks.front())));
+    Value warpKey = b.create<arith::OrIOp>(loc, warpLow, warpHigh);
     Value key = b.create<arith::AddIOp>(
         loc, b.create<arith::MulIOp>(loc, warpKey, i32(32)), laneKey);
     Value digit = warpDigit(l, axis);
     digit = b.create<arith::RemUIOp>(loc, digit, i32(ways));
     Value base = sharedBase();
     auto slotOf = [&](int64_t k, Value way) {
-      Value s = b.create<arith::AddIOp>(loc, i32(k * threads), key);
+      Value s = b.create<arith::AddIOp>(loc, i32(k * keys), key);
       s = b.create<arith::MulIOp>(loc, s, i32(ways));
       return b.create<arith::AddIOp>(loc, s, way);
     };
