@@ -139,7 +139,7 @@ std::string describeLayouts(ModuleOp module, const TargetOutput &out,
       return;
     unsigned warps = unsigned(tile::getNumWarps(f));
     auto cap = f->getAttrOfType<IntegerAttr>(tile::attr::kMaxNReg);
-    os << "kernel " << f.getName().str() << ": " << warps << " warps, ~"
+    os << "kernel " << f.getName().str() << ": num_warps = " << warps << ", ~"
        << out.registerEstimate.at(f.getName().str())
        << " registers per thread for tiles (estimate), cap "
        << (cap ? cap.getInt() : 255) << "\n";
@@ -346,7 +346,8 @@ CompileResult compile(const CompileOptions &options) {
             std::find(syms.begin(), syms.end(), symbol) != syms.end())
           who = "variant '" + symbol.substr(kernel.size() + 2) +
                 "' of kernel '" + kernel + "'";
-      auto diag = f.emitWarning()
+      // mlir::emitWarning, not f.emitWarning: no IR dump attached.
+      auto diag = mlir::emitWarning(f.getLoc())
                   << who << " needs about " << est.registers
                   << " registers per thread for its tiles (estimated from "
                      "their layouts), more than its "

@@ -126,16 +126,32 @@ private:
     return v;
   }
 
+  // Computed only from ranges, splats and constants (offsets, addresses and
+  // masks of them): the registers of a thread differ by constants, which
+  // LLVM folds into immediates (address offsets), so one register stands
+  // for all of them.
+  bool isCheap(Value v, int depth = 0) {
+    Operation *def = v.getDefiningOp();
+    if (!def || depth > 8)
+      return false;
+    if (isa<ArangeOp, SplatOp, arith::ConstantOp>(def))
+      return true;
+    if (!isa<AddPtrOp, BroadcastOp, ExpandDimsOp, ConvertLayoutOp>(def) &&
+        !isa<arith::ArithDialect>(def->getDialect()))
+      return false;
+    for (Value operand : def->getOperands())
+      if (isa<RankedTensorType>(operand.getType()) && !isCheap(operand, depth + 1))
+        return false;
+    return true;
+  }
+
   double weightOf(Value v) {
     auto t = dyn_cast<RankedTensorType>(v.getType());
     if (!t)
       return 0;
     double w = registerWeight(t.getElementType());
-    Operation *def = v.getDefiningOp();
-    if (def && (isa<SplatOp>(def) ||
-                (isa<arith::ConstantOp>(def) &&
-                 isa<SplatElementsAttr>(cast<arith::ConstantOp>(def).getValue()))))
-      return w; // one scalar register for every element
+    if (isCheap(v))
+      return w; // splats, constants, ranges and arithmetic of them
     auto l = tileLayoutOf(t);
     if (!l)
       return 0;

@@ -3,10 +3,13 @@
 // the registers of the tile values live there. A tile of layout L and shape
 // S takes numRegisters(L, S) registers of its element, weighed in 32-bit
 // registers (f32/i32 1, f16/bf16 and narrower 0.5, i64/f64/pointers 2, i1 1).
-// Splats and splat constants are one scalar; broadcast, expand_dims and
-// conversions between equivalent layouts share their operand's registers.
-// Scalars, addresses folded by LLVM and ptxas's own temporaries are not
-// counted: the estimate is a lower bound of what ptxas will allocate.
+// Tiles computed only from ranges, splats and constants (offsets, pointers
+// and masks built from arange) count as one register: a thread's registers
+// of such a tile differ by constants that LLVM folds into immediates.
+// broadcast, expand_dims and conversions between equivalent layouts share
+// their operand's registers. Scalars and ptxas's own temporaries are not
+// counted, and a value lives from its definition to its last use (to the
+// end of a loop when used inside it).
 #ifndef MEGAC_TILE_ANALYSIS_REGISTERESTIMATE_H
 #define MEGAC_TILE_ANALYSIS_REGISTERESTIMATE_H
 
