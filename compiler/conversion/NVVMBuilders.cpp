@@ -42,6 +42,15 @@ Value shuffleXor(OpBuilder &b, Location loc, Value v, unsigned laneMask) {
                                 cst(0x1f), NVVM::ShflKind::bfly, UnitAttr());
 }
 
+Value shuffleIdx(OpBuilder &b, Location loc, Value v, Value srcLane) {
+  Type i32 = b.getI32Type();
+  auto cst = [&](int64_t x) {
+    return b.create<LLVM::ConstantOp>(loc, i32, b.getI32IntegerAttr(int32_t(x)));
+  };
+  return b.create<NVVM::ShflOp>(loc, v.getType(), cst(-1), v, srcLane,
+                                cst(0x1f), NVVM::ShflKind::idx, UnitAttr());
+}
+
 void barrier(OpBuilder &b, Location loc) { b.create<NVVM::Barrier0Op>(loc); }
 
 Value f32x2ToF8x2(OpBuilder &b, Location loc, Value hi, Value lo, Type f8Type) {

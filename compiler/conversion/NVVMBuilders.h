@@ -22,6 +22,9 @@ mlir::Value gridDim(mlir::OpBuilder &b, mlir::Location loc, unsigned axis);
 /// Butterfly shuffle of an i32 or f32 across the full warp.
 mlir::Value shuffleXor(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
                        unsigned laneMask);
+/// Index shuffle of an i32 or f32: every lane reads `v` of lane `srcLane`.
+mlir::Value shuffleIdx(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
+                       mlir::Value srcLane);
 void barrier(mlir::OpBuilder &b, mlir::Location loc);
 
 /// cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32: `hi` lands in the upper byte.

@@ -226,6 +226,11 @@ private:
   LogicalResult lowerAtomic(AtomicRMWOp op);
   LogicalResult lowerReduce(ReduceOp op);
   LogicalResult lowerConvert(ConvertLayoutOp op);
+  LogicalResult lowerConvertByShuffles(ConvertLayoutOp op, const Dist &src,
+                                       const Dist &dst,
+                                       const layout::ShufflePlan &plan);
+  Value shuffleIdxAny(Value v, Value srcLane);
+  std::pair<Value, Value> locate(const Dist &d, ArrayRef<Value> idx);
   LogicalResult lowerBroadcastLike(Operation *op, Value src,
                                    RankedTensorType dstType);
   LogicalResult lowerNarrowTrunc(Operation *op, Value src, Type dstElem);
@@ -855,25 +860,29 @@ LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
   if (!warpMasks.empty()) {
     int64_t ways = int64_t(1) << warpMasks.size();
     // Threads that differ only in the axis digits share a result: name the
-    // group by the thread id with the warp's axis digits taken out (they are
-    // contiguous bits) and the lane's cleared. `ways` warps share a key.
-    int64_t keys = int64_t(l.numWarps()) / ways * 32;
+    // group by the thread's lane and warp bits with the axis bits removed
+    // (Blocked::reductionKey), so there is one slot per group, not per thread.
+    int64_t keys = l.numReductionKeys(shape, axis);
     int64_t slots = int64_t(partials.size()) * keys * ways;
     int64_t fields = isArg ? 2 : 1;
     smemBytes = std::max(smemBytes, slots * 4 * fields);
-    unsigned laneBits = 0;
-    for (unsigned m : l.laneXorMasks(shape, axis))
-      laneBits |= m;
-    unsigned lowBits = warpMasks.front() - 1;
-    unsigned shift = __builtin_ctz(warpMasks.front()) + warpMasks.size();
-    Value laneKey = b.create<arith::AndIOp>(loc, lane, i32(~laneBits & 31));
-    Value warpLow = b.create<arith::AndIOp>(loc, warp, i32(lowBits));
-    Value warpHigh = b.create<arith::ShRUIOp>(loc, warp, i32(shift));
-    warpHigh = b.create<arith::ShLIOp>(
-        loc, warpHigh, i32(__builtin_ctz(warpMasks.front())));
-    Value warpKey = b.create<arith::OrIOp>(loc, warpLow, warpHigh);
+    auto compress = [&](Value v, std::vector<unsigned> masks) {
+      std::sort(masks.rbegin(), masks.rend());
+      for (unsigned m : masks) {
+        Value below = b.create<arith::AndIOp>(loc, v, i32(m - 1));
+        Value above = b.create<arith::MulIOp>(
+            loc, b.create<arith::DivUIOp>(loc, v, i32(2 * int64_t(m))), i32(m));
+        v = b.create<arith::OrIOp>(loc, below, above);
+      }
+      return v;
+    };
+    auto laneMasks = l.laneXorMasks(shape, axis);
+    Value laneKey = compress(lane, laneMasks);
+    Value warpKey = compress(
+        b.create<arith::RemUIOp>(loc, warp, i32(l.numWarps())), warpMasks);
     Value key = b.create<arith::AddIOp>(
-        loc, b.create<arith::MulIOp>(loc, warpKey, i32(32)), laneKey);
+        loc, b.create<arith::MulIOp>(loc, warpKey, i32(32 >> laneMasks.size())),
+        laneKey);
     Value digit = warpDigit(l, axis);
     digit = b.create<arith::RemUIOp>(loc, digit, i32(ways));
     Value base = sharedBase();
@@ -944,6 +953,22 @@ LogicalResult KernelLowering::lowerConvert(ConvertLayoutOp op) {
   if (failed(src) || failed(dst))
     return failure();
   Type elem = storageType(srcType.getElementType());
+  unsigned numWarps = unsigned(getNumWarps(func));
+  layout::TileLayout srcLayout{src->blocked, src->sliceDim},
+      dstLayout{dst->blocked, dst->sliceDim};
+  // Same elements in the same registers of the same threads: nothing moves.
+  if (layout::equivalent(srcLayout, dstLayout, src->shape, numWarps)) {
+    Regs same = lookup(op.getSrc());
+    values[op] = same;
+    return success();
+  }
+  // Every thread finds what it needs in its own warp: index shuffles, no
+  // shared memory and no barrier, unless that takes more shuffles than the
+  // shared-memory path has accesses.
+  if (auto plan = layout::planWarpShuffles(srcLayout, dstLayout, src->shape,
+                                           numWarps))
+    if (plan->numShuffles <= src->numRegs() + dst->numRegs())
+      return lowerConvertByShuffles(op, *src, *dst, *plan);
   // Masks travel through shared memory as bytes.
   bool isMask = elem.isInteger(1);
   if (isMask)
@@ -980,6 +1005,110 @@ LogicalResult KernelLowering::lowerConvert(ConvertLayoutOp op) {
     if (isMask)
       v = b.create<arith::TruncIOp>(loc, b.getI1Type(), v);
     out.push_back(v);
+  }
+  values[op] = out;
+  return success();
+}
+
+Value KernelLowering::shuffleIdxAny(Value v, Value srcLane) {
+  Type t = v.getType();
+  Type i32t = b.getI32Type(), i64t = b.getI64Type();
+  if (t.isF32() || t.isInteger(32))
+    return nvvm::shuffleIdx(b, loc, v, srcLane);
+  auto asI64 = [&](Value x) -> Value {
+    if (isa<LLVM::LLVMPointerType>(x.getType()))
+      return b.create<LLVM::PtrToIntOp>(loc, i64t, x);
+    return b.create<LLVM::BitcastOp>(loc, i64t, x); // f64 (i64 passes through)
+  };
+  if (isa<LLVM::LLVMPointerType>(t) || t.isF64() || t.isInteger(64)) {
+    Value x = t.isInteger(64) ? v : asI64(v);
+    Value lo = b.create<arith::TruncIOp>(loc, i32t, x);
+    Value hi = b.create<arith::TruncIOp>(
+        loc, i32t,
+        b.create<arith::ShRUIOp>(loc, x, b.create<arith::ConstantIntOp>(loc, i64t, 32)));
+    lo = nvvm::shuffleIdx(b, loc, lo, srcLane);
+    hi = nvvm::shuffleIdx(b, loc, hi, srcLane);
+    Value y = b.create<arith::OrIOp>(
+        loc, b.create<arith::ExtUIOp>(loc, i64t, lo),
+        b.create<arith::ShLIOp>(loc, b.create<arith::ExtUIOp>(loc, i64t, hi),
+                                b.create<arith::ConstantIntOp>(loc, i64t, 32)));
+    if (t.isInteger(64))
+      return y;
+    if (isa<LLVM::LLVMPointerType>(t))
+      return b.create<LLVM::IntToPtrOp>(loc, t, y);
+    return b.create<LLVM::BitcastOp>(loc, t, y);
+  }
+  // Narrower: widen the bits to 32.
+  unsigned bits = t.getIntOrFloatBitWidth();
+  Type bitsType = b.getIntegerType(bits);
+  Value x = isa<FloatType>(t) ? b.create<LLVM::BitcastOp>(loc, bitsType, v).getResult() : v;
+  x = b.create<arith::ExtUIOp>(loc, i32t, x);
+  x = nvvm::shuffleIdx(b, loc, x, srcLane);
+  x = b.create<arith::TruncIOp>(loc, bitsType, x);
+  return isa<FloatType>(t) ? b.create<LLVM::BitcastOp>(loc, t, x).getResult() : x;
+}
+
+// The lane (within the warp) and the parent register that hold element
+// `idx` (the tile's dimensions) in `d`: Blocked::locate in IR.
+std::pair<Value, Value> KernelLowering::locate(const Dist &d, ArrayRef<Value> idx) {
+  const layout::Blocked &l = d.blocked;
+  SmallVector<Value> e(idx.begin(), idx.end());
+  if (d.sliceDim >= 0)
+    e.insert(e.begin() + d.sliceDim, i32(0));
+  auto div = [&](Value v, int64_t c) -> Value {
+    return c == 1 ? v : b.create<arith::DivUIOp>(loc, v, i32(c)).getResult();
+  };
+  auto rem = [&](Value v, int64_t c) -> Value {
+    return c == 1 ? i32(0) : b.create<arith::RemUIOp>(loc, v, i32(c)).getResult();
+  };
+  Value laneV = i32(0), within = i32(0), rep = i32(0);
+  int64_t laneScale = 1, withinScale = 1, repScale = 1;
+  for (unsigned dim : l.order) {
+    int64_t spt = l.sizePerThread[dim], tpw = l.threadsPerWarp[dim];
+    int64_t reps = l.repetitions(d.parentShape, dim);
+    if (tpw > 1)
+      laneV = b.create<arith::AddIOp>(
+          loc, laneV,
+          b.create<arith::MulIOp>(loc, rem(div(e[dim], spt), tpw), i32(laneScale)));
+    if (spt > 1)
+      within = b.create<arith::AddIOp>(
+          loc, within,
+          b.create<arith::MulIOp>(loc, rem(e[dim], spt), i32(withinScale)));
+    if (reps > 1)
+      rep = b.create<arith::AddIOp>(
+          loc, rep,
+          b.create<arith::MulIOp>(loc, rem(div(e[dim], l.ctaTile(dim)), reps),
+                                  i32(repScale)));
+    laneScale *= tpw;
+    withinScale *= spt;
+    repScale *= reps;
+  }
+  Value regV = b.create<arith::AddIOp>(
+      loc, within, b.create<arith::MulIOp>(loc, rep, i32(withinScale)));
+  return {laneV, regV};
+}
+
+LogicalResult KernelLowering::lowerConvertByShuffles(
+    ConvertLayoutOp op, const Dist &src, const Dist &dst,
+    const layout::ShufflePlan &plan) {
+  Regs in = lookup(op.getSrc());
+  auto dstIdx = elementIndices(dst);
+  Regs out;
+  for (int64_t r = 0; r < dst.numRegs(); ++r) {
+    auto [fromLane, fromReg] = locate(src, dstIdx[r]);
+    const auto &sources = plan.sources[r];
+    Value acc;
+    for (int64_t s : sources) {
+      Value got = shuffleIdxAny(in[s], fromLane);
+      if (!acc) {
+        acc = got;
+        continue;
+      }
+      Value mine = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq,
+                                           fromReg, i32(src.parentRegs[s]));
+      acc = b.create<arith::SelectOp>(loc, mine, got, acc);
+    }
+    out.push_back(acc);
   }
   values[op] = out;
   return success();

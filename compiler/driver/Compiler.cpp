@@ -4,13 +4,16 @@
 #include "../conversion/TileToLLVM.h"
 #include "../irgen/IRGen.h"
 #include "../target/Target.h"
+#include "Tile/Analysis/RegisterEstimate.h"
 #include "Tile/IR/TileDialect.h"
 #include "Tile/Transforms/Passes.h"
 #include "frontend/ASTPrinter.h"
 #include "frontend/Frontend.h"
 #include "megac/runtime/bundle.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "llvm/ADT/SetVector.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/IR/MLIRContext.h"
@@ -24,6 +27,7 @@
 using namespace mlir;
 
 namespace megac {
+namespace layout = megac::layout;
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -96,6 +100,12 @@ public:
             diags.warning(range, msg);
           else
             diags.note(range, msg);
+          for (Diagnostic &note : d.getNotes()) {
+            fe::SourceRange at;
+            if (auto flc = dyn_cast<FileLineColLoc>(note.getLocation()))
+              at = locate(sm, flc);
+            diags.note(at, note.str());
+          }
           return success();
         }) {}
 
@@ -112,6 +122,65 @@ private:
   }
   ScopedDiagnosticHandler handler;
 };
+
+std::string printAttr(Attribute a) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  a.print(os);
+  return s;
+}
+
+// --emit layouts: each kernel's distinct tile types after layout assignment.
+std::string describeLayouts(ModuleOp module, const TargetOutput &out,
+                            bool full) {
+  std::ostringstream os;
+  module.walk([&](func::FuncOp f) {
+    if (!f->hasAttr(tile::attr::kKernel))
+      return;
+    unsigned warps = unsigned(tile::getNumWarps(f));
+    auto cap = f->getAttrOfType<IntegerAttr>(tile::attr::kMaxNReg);
+    os << "kernel " << f.getName().str() << ": num_warps = " << warps << ", ~"
+       << out.registerEstimate.at(f.getName().str())
+       << " registers per thread for tiles (estimate), cap "
+       << (cap ? cap.getInt() : 255) << "\n";
+    llvm::SetVector<RankedTensorType> types;
+    f.walk([&](Operation *op) {
+      for (Type t : op->getResultTypes())
+        if (auto rt = dyn_cast<RankedTensorType>(t))
+          types.insert(rt);
+      for (Region &r : op->getRegions())
+        for (Block &b : r)
+          for (Type t : b.getArgumentTypes())
+            if (auto rt = dyn_cast<RankedTensorType>(t))
+              types.insert(rt);
+    });
+    for (RankedTensorType t : types) {
+      layout::Shape shape(t.getShape().begin(), t.getShape().end());
+      os << "  [";
+      for (size_t i = 0; i < shape.size(); ++i)
+        os << (i ? ", " : "") << shape[i];
+      std::string elem;
+      {
+        llvm::raw_string_ostream es(elem);
+        t.getElementType().print(es);
+      }
+      os << "] " << elem << "  ";
+      auto l = tile::tileLayoutOf(t);
+      if (!l) {
+        os << "(no layout)\n";
+        continue;
+      }
+      os << printAttr(t.getEncoding()) << "  " << l->numRegisters(shape)
+         << " registers per thread\n";
+      if (full) {
+        std::istringstream map(layout::describeOwnership(*l, shape, warps));
+        for (std::string line; std::getline(map, line);)
+          os << "    " << line << "\n";
+      }
+    }
+  });
+  return os.str();
+}
 
 void buildManifest(const fe::Module &mod, const CompileResult &result,
                    const std::map<std::string, int64_t> &sharedBytes,
@@ -259,6 +328,39 @@ CompileResult compile(const CompileOptions &options) {
     double passesMs = msSince(t0);
     if (options.keepIR)
       out.tileIR = print(*module);
+    // Registers the tiles need, from their layouts, before ptxas says: warn
+    // when a kernel or variant cannot fit under its cap (once: the layouts
+    // do not depend on the target).
+    module->walk([&](func::FuncOp f) {
+      if (!f->hasAttr(tile::attr::kKernel))
+        return;
+      tile::RegisterEstimate est = tile::estimateRegisters(f);
+      std::string symbol = f.getName().str();
+      out.registerEstimate[symbol] = est.registers;
+      auto capAttr = f->getAttrOfType<IntegerAttr>(tile::attr::kMaxNReg);
+      int64_t cap = capAttr ? capAttr.getInt() : 255;
+      if (est.registers <= cap || target != targets.front())
+        return;
+      std::string who = "kernel '" + symbol + "'";
+      for (auto &[kernel, syms] : result.symbols)
+        if (symbol != kernel &&
+            std::find(syms.begin(), syms.end(), symbol) != syms.end())
+          who = "variant '" + symbol.substr(kernel.size() + 2) +
+                "' of kernel '" + kernel + "'";
+      // mlir::emitWarning, not f.emitWarning: no IR dump attached.
+      auto diag = mlir::emitWarning(f.getLoc())
+                  << who << " needs about " << est.registers
+                  << " registers per thread for its tiles (estimated from "
+                     "their layouts), more than its "
+                  << (capAttr ? "maxnreg of " : "limit of ") << cap
+                  << ": expect spills to local memory";
+      if (est.peak)
+        diag.attachNote(est.peak->getLoc())
+            << est.liveTiles << " tiles are live here";
+    });
+    if (options.layouts != CompileOptions::Layouts::None)
+      out.layouts = describeLayouts(
+          *module, out, options.layouts == CompileOptions::Layouts::Full);
     if (failed(lowerTileToLLVM(*module, *target)))
       return finish();
     double loweredMs = msSince(t0);

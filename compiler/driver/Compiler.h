@@ -22,6 +22,9 @@ struct CompileOptions {
   bool keepIR = false;            // fill TargetOutput::tileIR/llvmDialect/llvmIR
   bool printIRAfterAll = false;   // dump every stage to stderr
   bool timePhases = false;        // print where compile time goes to stderr
+  // Fill TargetOutput::layouts: every kernel's tile types after layout
+  // assignment; `Full` adds which thread and register hold each element.
+  enum class Layouts { None, Summary, Full } layouts = Layouts::None;
 };
 
 struct TargetOutput {
@@ -34,6 +37,8 @@ struct TargetOutput {
   bool ptxasRan = false;
   std::string ptxasLog;
   std::map<std::string, KernelResources> resources; // by kernel symbol
+  std::map<std::string, int64_t> registerEstimate;  // by symbol, from layouts
+  std::string layouts; // --emit layouts (CompileOptions::layouts)
   double compileMs = 0; // frontend share + passes + PTX (+ ptxas separately)
   double ptxasMs = 0;
 };

@@ -19,9 +19,12 @@ Compiles tile-language modules to PTX for NVIDIA GPUs.
 options:
   --target T          sm_90a, sm_100a, sm_103a, or all (default: all); repeatable
   -o OUT              write the output here (default: stdout, or a report)
-  --emit KIND         ast | tile | tile-layout | llvm | llvm-ir | ptx | cubin |
-                      bundle | header | report
+  --emit KIND         ast | tile | tile-layout | layouts | llvm | llvm-ir | ptx |
+                      cubin | bundle | header | report
                       (default: bundle with -o FILE.mgb, else report)
+  --print-layout[=full]  same as --emit layouts: every kernel's tile types with
+                      their layouts and registers per thread; =full adds which
+                      thread and register hold each element
   -D NAME=VALUE       override a compile-time constant; repeatable
   --no-ptxas          skip ptxas (no cubin, no register report)
   --print-ir-after-all  print the IR after every stage to stderr
@@ -29,7 +32,8 @@ options:
   --help, --version
 
 With no -o and no --emit, megac prints one row per kernel, variant and target:
-registers, spills, stack, shared memory and compile time.
+the registers estimated from the tile layouts (est), then ptxas's registers,
+spills, stack, shared memory and compile time.
 )";
 
 struct Args {
@@ -41,6 +45,7 @@ struct Args {
   bool ptxas = true;
   bool printIR = false;
   bool timePhases = false;
+  bool fullLayouts = false;
 };
 
 [[noreturn]] void usageError(const std::string &msg) {
@@ -84,6 +89,14 @@ Args parseArgs(int argc, char **argv) {
       if (eq == std::string::npos || eq == 0)
         usageError("-D expects NAME=VALUE, got '" + def + "'");
       a.defines[def.substr(0, eq)] = def.substr(eq + 1);
+    } else if (s == "--print-layout" || s == "--print-layout=summary") {
+      a.emit = "layouts";
+    } else if (s == "--print-layout=full") {
+      a.emit = "layouts";
+      a.fullLayouts = true;
+    } else if (s.rfind("--print-layout=", 0) == 0) {
+      usageError("--print-layout takes 'summary' or 'full', got '" +
+                 s.substr(15) + "'");
     } else if (s == "--no-ptxas") {
       a.ptxas = false;
     } else if (s == "--print-ir-after-all") {
@@ -98,9 +111,9 @@ Args parseArgs(int argc, char **argv) {
   }
   if (a.files.empty())
     usageError("no input file");
-  static const char *kinds[] = {"ast",   "tile", "tile-layout", "llvm",
-                                "llvm-ir", "ptx", "cubin",      "bundle",
-                                "header", "report"};
+  static const char *kinds[] = {"ast",     "tile", "tile-layout", "layouts",
+                                "llvm",    "llvm-ir", "ptx",      "cubin",
+                                "bundle",  "header", "report"};
   if (!a.emit.empty() &&
       std::find(std::begin(kinds), std::end(kinds), a.emit) == std::end(kinds))
     usageError("unknown --emit kind '" + a.emit + "'");
@@ -115,7 +128,7 @@ Args parseArgs(int argc, char **argv) {
              : ends(".mgb")   ? "bundle"
                               : "report";
   }
-  bool perTarget = a.emit == "tile-layout" || a.emit == "llvm" ||
+  bool perTarget = a.emit == "tile-layout" || a.emit == "layouts" || a.emit == "llvm" ||
                    a.emit == "llvm-ir" || a.emit == "ptx" || a.emit == "cubin";
   if (perTarget && a.targets.size() != 1)
     usageError("--emit " + a.emit + " needs exactly one --target");
@@ -136,8 +149,9 @@ void writeOutput(const Args &a, const std::string &data) {
 }
 
 void printReportHeader() {
-  std::printf("%-20s %-22s %-8s %5s %7s %6s %7s %9s %9s\n", "kernel", "variant",
-              "target", "regs", "spills", "stack", "smem", "compile", "ptxas");
+  std::printf("%-20s %-22s %-8s %5s %5s %7s %6s %7s %9s %9s\n", "kernel",
+              "variant", "target", "est", "regs", "spills", "stack", "smem",
+              "compile", "ptxas");
 }
 
 void printReport(const megac::CompileResult &r) {
@@ -148,18 +162,22 @@ void printReport(const megac::CompileResult &r) {
         int cap = r.maxnreg.count(symbol) ? r.maxnreg.at(symbol) : 0;
         if (cap)
           variant += " (cap " + std::to_string(cap) + ")";
+        auto est = t.registerEstimate.find(symbol);
+        std::string estimate =
+            est == t.registerEstimate.end() ? "-" : std::to_string(est->second);
         auto it = t.resources.find(symbol);
         if (it == t.resources.end()) {
-          std::printf("%-20s %-22s %-8s %5s %7s %6s %7s %7.1fms %9s\n",
-                      kernel.c_str(), variant.c_str(), t.target.c_str(), "-",
-                      "-", "-", "-", t.compileMs, "no ptxas");
+          std::printf("%-20s %-22s %-8s %5s %5s %7s %6s %7s %7.1fms %9s\n",
+                      kernel.c_str(), variant.c_str(), t.target.c_str(),
+                      estimate.c_str(), "-", "-", "-", "-", t.compileMs,
+                      "no ptxas");
           continue;
         }
         const auto &res = it->second;
-        std::printf("%-20s %-22s %-8s %5d %7d %6d %7d %7.1fms %7.1fms\n",
+        std::printf("%-20s %-22s %-8s %5s %5d %7d %6d %7d %7.1fms %7.1fms\n",
                     kernel.c_str(), variant.c_str(), t.target.c_str(),
-                    res.registers, res.spills(), res.stack, res.shared,
-                    t.compileMs, t.ptxasMs);
+                    estimate.c_str(), res.registers, res.spills(), res.stack,
+                    res.shared, t.compileMs, t.ptxasMs);
       }
 }
 
@@ -179,6 +197,9 @@ int main(int argc, char **argv) {
     opts.keepIR = a.emit == "tile-layout" || a.emit == "llvm" || a.emit == "llvm-ir";
     opts.printIRAfterAll = a.printIR;
     opts.timePhases = a.timePhases;
+    if (a.emit == "layouts")
+      opts.layouts = a.fullLayouts ? megac::CompileOptions::Layouts::Full
+                                   : megac::CompileOptions::Layouts::Summary;
     megac::CompileResult r = megac::compile(opts);
     std::cerr << r.diagnostics;
     if (!r.ok) {
@@ -194,6 +215,8 @@ int main(int argc, char **argv) {
       writeOutput(a, r.tileIR);
     else if (a.emit == "tile-layout")
       writeOutput(a, t->tileIR);
+    else if (a.emit == "layouts")
+      writeOutput(a, t->layouts);
     else if (a.emit == "llvm")
       writeOutput(a, t->llvmDialect);
     else if (a.emit == "llvm-ir")

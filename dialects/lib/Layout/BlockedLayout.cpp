@@ -32,6 +32,29 @@ std::vector<int64_t> widen(const std::vector<unsigned> &v) {
   return std::vector<int64_t>(v.begin(), v.end());
 }
 
+// `value` with the bits of `masks` (single bits) removed and the bits above
+// each moved down.
+unsigned compressBits(unsigned value, std::vector<unsigned> masks) {
+  std::sort(masks.rbegin(), masks.rend());
+  for (unsigned m : masks) {
+    unsigned below = value & (m - 1);
+    value = below | ((value / m / 2) * m);
+  }
+  return value;
+}
+
+// The inverse of digits(): the mixed-radix number of per-dimension digits.
+int64_t undigits(const std::vector<int64_t> &digit,
+                 const std::vector<unsigned> &order,
+                 const std::vector<int64_t> &radices) {
+  int64_t value = 0, scale = 1;
+  for (unsigned dim : order) {
+    value += digit[dim] * scale;
+    scale *= radices[dim];
+  }
+  return value;
+}
+
 } // namespace
 
 unsigned Blocked::numWarps() const {
@@ -139,6 +162,37 @@ std::vector<unsigned> Blocked::warpXorMasks(const Shape &shape,
   return masks;
 }
 
+int64_t Blocked::numReductionKeys(const Shape &shape, unsigned dim) const {
+  return int64_t(32 >> laneXorMasks(shape, dim).size()) *
+         (int64_t(numWarps()) >> warpXorMasks(shape, dim).size());
+}
+
+unsigned Blocked::reductionKey(const Shape &shape, unsigned dim, unsigned lane,
+                               unsigned warp) const {
+  auto laneMasks = laneXorMasks(shape, dim);
+  unsigned laneKey = compressBits(lane % 32, laneMasks);
+  unsigned warpKey = compressBits(warp % numWarps(), warpXorMasks(shape, dim));
+  return (warpKey << (5 - laneMasks.size())) | laneKey;
+}
+
+void Blocked::locate(const Shape &shape, const Index &index, unsigned &lane,
+                     int64_t &reg) const {
+  std::vector<int64_t> laneDigit(rank()), within(rank()), rep(rank()),
+      reps(rank());
+  for (unsigned d = 0; d < rank(); ++d) {
+    laneDigit[d] = (index[d] / sizePerThread[d]) % threadsPerWarp[d];
+    within[d] = index[d] % sizePerThread[d];
+    reps[d] = repetitions(shape, d);
+    rep[d] = (index[d] / ctaTile(d)) % reps[d];
+  }
+  int64_t withinCount = 1;
+  for (unsigned s : sizePerThread)
+    withinCount *= s;
+  lane = unsigned(undigits(laneDigit, order, widen(threadsPerWarp)));
+  reg = undigits(within, order, widen(sizePerThread)) +
+        withinCount * undigits(rep, order, reps);
+}
+
 std::string Blocked::validate() const {
   unsigned r = rank();
   if (r == 0 || threadsPerWarp.size() != r || warpsPerCTA.size() != r ||
@@ -218,10 +272,105 @@ std::vector<int64_t> Slice::parentRegisters(const Shape &parentShape) const {
   return regs;
 }
 
+Shape TileLayout::parentShape(const Shape &shape) const {
+  Shape p = shape;
+  if (sliceDim >= 0)
+    p.insert(p.begin() + sliceDim, 1);
+  return p;
+}
+
+std::vector<int64_t> TileLayout::parentRegisters(const Shape &shape) const {
+  if (sliceDim >= 0)
+    return Slice{unsigned(sliceDim), blocked}.parentRegisters(parentShape(shape));
+  std::vector<int64_t> regs(blocked.numRegisters(shape));
+  for (size_t r = 0; r < regs.size(); ++r)
+    regs[r] = int64_t(r);
+  return regs;
+}
+
+int64_t TileLayout::numRegisters(const Shape &shape) const {
+  return int64_t(parentRegisters(shape).size());
+}
+
+Index TileLayout::elementOf(const Shape &shape, unsigned lane, unsigned warp,
+                            int64_t reg) const {
+  if (sliceDim < 0)
+    return blocked.elementOf(shape, lane, warp, reg);
+  Shape ps = parentShape(shape);
+  Index e = blocked.elementOf(ps, lane, warp, parentRegisters(shape)[reg]);
+  e.erase(e.begin() + sliceDim);
+  return e;
+}
+
+void TileLayout::locate(const Shape &shape, const Index &index, unsigned &lane,
+                        int64_t &reg) const {
+  if (sliceDim < 0)
+    return blocked.locate(shape, index, lane, reg);
+  Index pi = index;
+  pi.insert(pi.begin() + sliceDim, 0);
+  int64_t parentReg;
+  blocked.locate(parentShape(shape), pi, lane, parentReg);
+  auto regs = parentRegisters(shape);
+  auto it = std::find(regs.begin(), regs.end(), parentReg);
+  reg = it == regs.end() ? -1 : int64_t(it - regs.begin());
+}
+
+std::string TileLayout::str() const {
+  if (sliceDim < 0)
+    return "#tile.blocked<" + blocked.str() + ">";
+  return "#tile.slice<dim = " + std::to_string(sliceDim) + ", parent = <" +
+         blocked.str() + ">>";
+}
+
+bool equivalent(const TileLayout &a, const TileLayout &b, const Shape &shape,
+                unsigned numWarps) {
+  int64_t n = a.numRegisters(shape);
+  if (n != b.numRegisters(shape))
+    return false;
+  for (unsigned warp = 0; warp < numWarps; ++warp)
+    for (unsigned lane = 0; lane < 32; ++lane)
+      for (int64_t r = 0; r < n; ++r)
+        if (a.elementOf(shape, lane, warp, r) != b.elementOf(shape, lane, warp, r))
+          return false;
+  return true;
+}
+
+std::optional<ShufflePlan> planWarpShuffles(const TileLayout &src,
+                                            const TileLayout &dst,
+                                            const Shape &shape,
+                                            unsigned numWarps) {
+  ShufflePlan plan;
+  int64_t n = dst.numRegisters(shape);
+  plan.sources.resize(n);
+  for (unsigned warp = 0; warp < numWarps; ++warp)
+    for (unsigned lane = 0; lane < 32; ++lane)
+      for (int64_t r = 0; r < n; ++r) {
+        Index e = dst.elementOf(shape, lane, warp, r);
+        unsigned from;
+        int64_t reg;
+        src.locate(shape, e, from, reg);
+        if (reg < 0 || src.elementOf(shape, from, warp, reg) != e)
+          return std::nullopt;
+        auto &s = plan.sources[r];
+        if (std::find(s.begin(), s.end(), reg) == s.end())
+          s.push_back(reg);
+      }
+  for (auto &s : plan.sources) {
+    std::sort(s.begin(), s.end());
+    plan.numShuffles += int64_t(s.size());
+  }
+  return plan;
+}
+
 std::string describeOwnership(const Blocked &layout, const Shape &shape) {
+  return describeOwnership(TileLayout{layout, -1}, shape, layout.numWarps());
+}
+
+std::string describeOwnership(const TileLayout &layout, const Shape &shape,
+                              unsigned numWarps) {
   std::map<Index, std::vector<std::string>> owners;
   int64_t regs = layout.numRegisters(shape);
-  for (unsigned warp = 0; warp < layout.numWarps(); ++warp)
+  for (unsigned warp = 0; warp < numWarps; ++warp)
     for (unsigned lane = 0; lane < 32; ++lane)
       for (int64_t r = 0; r < regs; ++r) {
         std::ostringstream who;
@@ -230,7 +379,7 @@ std::string describeOwnership(const Blocked &layout, const Shape &shape) {
         owners[layout.elementOf(shape, lane, warp, r)].push_back(who.str());
       }
   std::ostringstream os;
-  os << "layout #tile.blocked<" << layout.str() << "> of shape [";
+  os << "layout " << layout.str() << " of shape [";
   for (size_t i = 0; i < shape.size(); ++i)
     os << (i ? ", " : "") << shape[i];
   os << "]: " << regs << " registers per thread\n";

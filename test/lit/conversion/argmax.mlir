@@ -3,6 +3,9 @@
 // argmax over a 1-D tile of 4 warps: within a thread, then 5 butterfly
 // shuffles of value and index, then across warps through shared memory
 // (value and index slots), with the lower index winning ties.
+// Every thread reduces to the same scalar: one key, 4 ways, a value and an
+// index slot each (4 x 2 x 4 bytes).
+// CHECK: llvm.mlir.global internal @__megac_smem_argmax() {{.*}} : !llvm.array<32 x i8>
 // CHECK-LABEL: llvm.func @argmax
 // CHECK: %[[GT:.*]] = llvm.fcmp "ogt"
 // CHECK: %[[EQ:.*]] = llvm.fcmp "oeq"

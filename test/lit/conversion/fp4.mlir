@@ -30,8 +30,6 @@
 // SW-NEXT: llvm.fcmp "oge" %[[AX]], %[[B5]] : f32
 // SW: %[[B6:.*]] = llvm.mlir.constant(5.000000e+00 : f32) : f32
 // SW-NEXT: llvm.fcmp "ogt" %[[AX]], %[[B6]] : f32
-// SW: %[[NAN:.*]] = llvm.fcmp "uno" %[[X]], %[[X]] : f32
-// SW: llvm.select %[[NAN]], %{{.*}}, %{{.*}} : i1, i8
 // SW: llvm.bitcast %[[X]] : f32 to i32
 // SW: llvm.lshr %{{.*}}, %{{.*}} : i32
 // SW: llvm.or %{{.*}}, %{{.*}} : i8

@@ -11,8 +11,6 @@
 
 // CHECK: llvm.mlir.global internal @__megac_smem_col_sum() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<2048 x i8>
 // CHECK-LABEL: llvm.func @col_sum
-// CHECK: llvm.lshr
-// CHECK: llvm.shl
 // CHECK: nvvm.barrier0
 // CHECK: llvm.store {{.*}} : f32, !llvm.ptr<3>
 // CHECK: nvvm.barrier0

@@ -3,7 +3,11 @@
 // Row sums of a 128x128 f32 tile: along axis 1 the lanes of a warp shuffle;
 // along axis 0 the warps meet in shared memory.
 
-// CHECK: llvm.mlir.global internal @__megac_smem_col_sum() {addr_space = 3 : i32, alignment = 16 : i64}
+// Column sums: each thread keeps 4 partials (its 4 columns), 4 warps meet
+// along the axis, and the 32 lanes are the distinct keys (the warp bits are
+// all axis bits): 4 partials x 32 keys x 4 ways x 4 bytes = 2048 bytes
+// (one slot per thread and way would be 8192).
+// CHECK: llvm.mlir.global internal @__megac_smem_col_sum() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<2048 x i8>
 // CHECK-LABEL: llvm.func @row_sum
 // CHECK-COUNT-5: nvvm.shfl.sync bfly
 // CHECK-NOT: nvvm.barrier0

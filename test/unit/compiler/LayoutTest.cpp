@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <sstream>
@@ -229,6 +230,159 @@ TEST(BlockedLayout, DescribeOwnership) {
   EXPECT_NE(twoD.find("of shape [8, 16]: 2 registers per thread\n"), std::string::npos);
   EXPECT_NE(twoD.find("\n[0, 1] -> t0(lane 0, warp 0) r1\n"), std::string::npos) << twoD;
   EXPECT_NE(twoD.find("\n[7, 15] -> t63(lane 31, warp 1) r1\n"), std::string::npos) << twoD;
+}
+
+// locate() finds, for every element, a lane and register that hold it in
+// the warps that hold it at all (checked against elementOf).
+TEST(BlockedLayout, LocateMatchesElementOf) {
+  struct Case {
+    Blocked l;
+    Shape shape;
+  } cases[] = {
+      {make({4}, {32}, {4}, {0}), {1024}},
+      {make({4}, {32}, {4}, {0}), {16}}, // replicated
+      {make({1, 4}, {2, 16}, {4, 1}, {1, 0}), {64, 64}},
+      {make({2, 1}, {8, 4}, {2, 2}, {0, 1}), {32, 8}},
+  };
+  for (auto &c : cases) {
+    SCOPED_TRACE(c.l.str());
+    for (unsigned warp = 0; warp < c.l.numWarps(); ++warp)
+      for (unsigned lane = 0; lane < 32; ++lane)
+        for (int64_t r = 0; r < c.l.numRegisters(c.shape); ++r) {
+          Index e = c.l.elementOf(c.shape, lane, warp, r);
+          unsigned l;
+          int64_t reg;
+          c.l.locate(c.shape, e, l, reg);
+          ASSERT_LT(reg, c.l.numRegisters(c.shape));
+          // Some warp holds e at (l, reg); when this thread's element is not
+          // replicated across warps, it is this warp.
+          bool found = false;
+          for (unsigned w = 0; w < c.l.numWarps(); ++w)
+            found |= c.l.elementOf(c.shape, l, w, reg) == e;
+          EXPECT_TRUE(found);
+          if (c.l.isOwner(c.shape, lane, warp, r))
+            EXPECT_EQ(c.l.elementOf(c.shape, l, warp, reg), e);
+        }
+  }
+}
+
+TEST(TileLayout, SliceElementsAndLocate) {
+  Blocked p = make({1, 4}, {2, 16}, {4, 1}, {1, 0});
+  TileLayout rows{p, 1}; // a [64] tile, the row sums of [64, N]
+  EXPECT_EQ(rows.numRegisters({64}), 8);
+  EXPECT_EQ(rows.elementOf({64}, 0, 0, 0), Index({0}));
+  EXPECT_EQ(rows.elementOf({64}, 16, 0, 0), Index({1}));
+  EXPECT_EQ(rows.elementOf({64}, 0, 1, 0), Index({2}));
+  EXPECT_EQ(rows.elementOf({64}, 0, 0, 1), Index({8}));
+  unsigned lane;
+  int64_t reg;
+  rows.locate({64}, {9}, lane, reg);
+  EXPECT_EQ(lane, 16u);
+  EXPECT_EQ(reg, 1);
+  EXPECT_EQ(rows.str(), "#tile.slice<dim = 1, parent = <spt = [1, 4], tpw = [2, "
+                        "16], wpc = [4, 1], order = [1, 0]>>");
+}
+
+TEST(TileLayout, Equivalent) {
+  // x[None, :]'s operand: the slice of a row-major 2-D layout along dim 0
+  // places a 128-element row exactly like the 1-D default layout.
+  TileLayout slice{make({1, 4}, {1, 32}, {4, 1}, {1, 0}), 0};
+  TileLayout flat{make({4}, {32}, {4}, {0}), -1};
+  EXPECT_TRUE(equivalent(slice, flat, {128}, 4));
+  EXPECT_TRUE(equivalent(flat, flat, {512}, 4));
+  TileLayout one{make({1}, {32}, {4}, {0}), -1};
+  EXPECT_FALSE(equivalent(flat, one, {512}, 4));
+  // Different attributes, same placement: warps beyond the tile replicate.
+  TileLayout w2{make({2}, {32}, {2}, {0}), -1}, w4{make({2}, {32}, {4}, {0}), -1};
+  EXPECT_TRUE(equivalent(w2, w4, {64}, 4));
+  EXPECT_FALSE(equivalent(w2, w4, {256}, 4));
+}
+
+// Check a plan by simulating it: every result register of every thread
+// receives its element from a lane of its own warp.
+void expectPlanCorrect(const TileLayout &src, const TileLayout &dst,
+                       const Shape &shape, unsigned numWarps,
+                       const ShufflePlan &plan) {
+  for (unsigned warp = 0; warp < numWarps; ++warp)
+    for (unsigned lane = 0; lane < 32; ++lane)
+      for (int64_t r = 0; r < dst.numRegisters(shape); ++r) {
+        Index e = dst.elementOf(shape, lane, warp, r);
+        unsigned from;
+        int64_t reg;
+        src.locate(shape, e, from, reg);
+        auto &s = plan.sources[r];
+        ASSERT_NE(std::find(s.begin(), s.end(), reg), s.end());
+        EXPECT_EQ(src.elementOf(shape, from, warp, reg), e);
+      }
+}
+
+TEST(TileLayout, WarpShufflePlans) {
+  // Lanes reordered (row-major vs column-major within the warp), warps on
+  // the columns in both: one shuffle per register, same register.
+  TileLayout rowMajor{make({1, 1}, {4, 8}, {1, 4}, {1, 0}), -1};
+  TileLayout colMajor{make({1, 1}, {4, 8}, {1, 4}, {0, 1}), -1};
+  auto plan = planWarpShuffles(rowMajor, colMajor, {32, 32}, 4);
+  ASSERT_TRUE(plan);
+  EXPECT_EQ(plan->numShuffles, 8);
+  for (int64_t r = 0; r < 8; ++r)
+    EXPECT_EQ(plan->sources[r], std::vector<int64_t>({r}));
+  expectPlanCorrect(rowMajor, colMajor, {32, 32}, 4, *plan);
+
+  // 4 elements per thread to 2: the same 2 rows per warp, but lanes of odd
+  // parity want the upper half of a neighbour's vector: two shuffles each.
+  TileLayout v4{make({1, 4}, {2, 16}, {4, 1}, {1, 0}), -1};
+  TileLayout v2{make({1, 2}, {2, 16}, {4, 1}, {1, 0}), -1};
+  plan = planWarpShuffles(v4, v2, {64, 64}, 4);
+  ASSERT_TRUE(plan);
+  EXPECT_EQ(plan->sources[0], std::vector<int64_t>({0, 2}));
+  EXPECT_EQ(plan->numShuffles, 64);
+  expectPlanCorrect(v4, v2, {64, 64}, 4, *plan);
+
+  // Different warps hold element 40: shared memory.
+  TileLayout a{make({4}, {32}, {4}, {0}), -1}, b{make({1}, {32}, {4}, {0}), -1};
+  EXPECT_FALSE(planWarpShuffles(a, b, {512}, 4));
+
+  // A slice to its 1-D twin: every register from itself, same lane.
+  TileLayout slice{make({1, 4}, {1, 32}, {4, 1}, {1, 0}), 0};
+  plan = planWarpShuffles(slice, a, {128}, 4);
+  ASSERT_TRUE(plan);
+  expectPlanCorrect(slice, a, {128}, 4, *plan);
+}
+
+TEST(BlockedLayout, ReductionKeysAreCompact) {
+  struct Case {
+    Blocked l;
+    Shape shape;
+    unsigned dim;
+    int64_t keys;
+  } cases[] = {
+      // Column sums of [128, 128]: 4 warps along the axis, 32 lanes across.
+      {make({1, 4}, {1, 32}, {4, 1}, {1, 0}), {128, 128}, 0, 32},
+      // A 1-D tile to a scalar: every thread has the one key.
+      {make({4}, {32}, {4}, {0}), {1024}, 0, 1},
+      // Axis bits in the middle of the lane and warp ids.
+      {make({1, 1}, {4, 8}, {2, 4}, {0, 1}), {64, 64}, 1, 8},
+  };
+  for (auto &c : cases) {
+    SCOPED_TRACE(c.l.str());
+    EXPECT_EQ(c.l.numReductionKeys(c.shape, c.dim), c.keys);
+    unsigned laneBits = 0, warpBits = 0;
+    for (unsigned m : c.l.laneXorMasks(c.shape, c.dim))
+      laneBits |= m;
+    for (unsigned m : c.l.warpXorMasks(c.shape, c.dim))
+      warpBits |= m;
+    std::map<unsigned, std::pair<unsigned, unsigned>> byKey;
+    for (unsigned warp = 0; warp < c.l.numWarps(); ++warp)
+      for (unsigned lane = 0; lane < 32; ++lane) {
+        unsigned key = c.l.reductionKey(c.shape, c.dim, lane, warp);
+        ASSERT_LT(int64_t(key), c.keys);
+        std::pair<unsigned, unsigned> rest{lane & ~laneBits, warp & ~warpBits};
+        auto [it, fresh] = byKey.emplace(key, rest);
+        // One key per group of threads that differ only in axis bits.
+        EXPECT_EQ(it->second, rest) << "key " << key;
+      }
+    EXPECT_EQ(int64_t(byKey.size()), c.keys);
+  }
 }
 
 } // namespace

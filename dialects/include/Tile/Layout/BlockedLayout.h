@@ -14,6 +14,7 @@
 #define MEGAC_TILE_LAYOUT_BLOCKEDLAYOUT_H
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,23 @@ struct Blocked {
   std::vector<unsigned> laneXorMasks(const Shape &shape, unsigned dim) const;
   std::vector<unsigned> warpXorMasks(const Shape &shape, unsigned dim) const;
 
+  /// Cross-warp reductions along `dim`: threads that differ only in the
+  /// lane and warp bits of laneXorMasks/warpXorMasks combine their partials.
+  /// Their common key is the thread's lane and warp bits with those bits
+  /// removed, packed: a number in [0, numReductionKeys). Shared memory holds
+  /// one slot per key (per partial and per way), not one per thread.
+  int64_t numReductionKeys(const Shape &shape, unsigned dim) const;
+  unsigned reductionKey(const Shape &shape, unsigned dim, unsigned lane,
+                        unsigned warp) const;
+
+  /// Where element `index` (in range) sits in a warp that holds it: the
+  /// lane whose unwrapped range covers it and the register, i.e.
+  /// lane_d = (index_d / spt_d) mod tpw_d, within_d = index_d mod spt_d,
+  /// rep_d = index_d / ctaTile_d. Whether a given warp holds it at all is
+  /// elementOf(shape, lane, warp, reg) == index.
+  void locate(const Shape &shape, const Index &index, unsigned &lane,
+              int64_t &reg) const;
+
   /// Checks the invariants (powers of two, 32 lanes, a permutation for
   /// `order`); returns an empty string when valid, else the reason.
   std::string validate() const;
@@ -74,9 +92,55 @@ struct Slice {
   std::vector<int64_t> parentRegisters(const Shape &parentShape) const;
 };
 
+/// Either encoding of a tile: a blocked layout, or a slice of one
+/// (sliceDim >= 0). Registers are numbered as the lowering numbers them: a
+/// slice's register k is parentRegisters()[k] of the parent layout.
+struct TileLayout {
+  Blocked blocked;
+  int sliceDim = -1;
+
+  /// `shape` with the sliced dimension put back as 1 (blocked: `shape`).
+  Shape parentShape(const Shape &shape) const;
+  /// The parent registers the tile keeps (blocked: all of them).
+  std::vector<int64_t> parentRegisters(const Shape &shape) const;
+  int64_t numRegisters(const Shape &shape) const;
+  /// The element (in the tile's own dimensions) of a thread's register.
+  Index elementOf(const Shape &shape, unsigned lane, unsigned warp,
+                  int64_t reg) const;
+  /// Blocked::locate of the parent; `reg` is the tile's register number, -1
+  /// when the parent register is not one the slice keeps.
+  void locate(const Shape &shape, const Index &index, unsigned &lane,
+              int64_t &reg) const;
+  std::string str() const; // the attribute, e.g. "#tile.blocked<...>"
+};
+
+/// True when both layouts give every thread (of `numWarps` warps) the same
+/// elements in the same registers: a conversion between them moves nothing.
+bool equivalent(const TileLayout &a, const TileLayout &b, const Shape &shape,
+                unsigned numWarps);
+
+/// A layout conversion inside each warp, through index shuffles: result
+/// register r of lane L is read from lane locate(e).lane of the same warp,
+/// source register locate(e).reg, e = dst.elementOf(L, warp, r). `sources[r]`
+/// lists the source registers that some lane needs for result register r
+/// (one shuffle each; a lane keeps the one it asked for).
+struct ShufflePlan {
+  std::vector<std::vector<int64_t>> sources;
+  int64_t numShuffles = 0;
+};
+/// The plan, or nothing when some thread needs an element that its own warp
+/// does not hold in `src` (the conversion must cross warps).
+std::optional<ShufflePlan> planWarpShuffles(const TileLayout &src,
+                                            const TileLayout &dst,
+                                            const Shape &shape,
+                                            unsigned numWarps);
+
 /// A readable map of which thread and register hold which element, for
-/// `megac --print-layout`: one line per element, "[i, j] -> t(lane, warp) r".
+/// `megac --print-layout=full`: one line per element,
+/// "[i, j] -> t5(lane 5, warp 0) r2, ...".
 std::string describeOwnership(const Blocked &layout, const Shape &shape);
+std::string describeOwnership(const TileLayout &layout, const Shape &shape,
+                              unsigned numWarps);
 
 } // namespace megac::layout
 
