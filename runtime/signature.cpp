@@ -127,11 +127,14 @@ KernelSignature::KernelSignature(KernelInfo info) : info_(std::move(info)) {
   params_.resize(n);
   for (size_t i = 0; i < n; ++i) {
     const ParamInfo &p = info_.params[i];
-    for (size_t d = 0; d < p.shape.size(); ++d)
-      params_[i].shape.push_back(compile(p.shape[d], shapeNames,
+    for (size_t d = 0; d < p.shape.size(); ++d) {
+      bool any = p.shape[d] == "_";
+      params_[i].anyExtent.push_back(any);
+      params_[i].shape.push_back(compile(any ? "0" : p.shape[d], shapeNames,
                                          "parameter " + quoted(p.name) +
                                              ": shape[" + std::to_string(d) +
                                              "]"));
+    }
   }
   for (size_t i = 0; i < n; ++i) {
     if (shapeNames[i].empty())
@@ -301,12 +304,12 @@ void KernelSignature::checkShapes(const Arg *args, const int *argOf,
     const Arg &a = args[argOf[i]];
     const std::vector<Expr> &shape = params_[i].shape;
     for (size_t d = 0; d < shape.size(); ++d) {
-      if (shape[d].eval(out.env) == a.shape[d])
+      if (params_[i].anyExtent[d] || shape[d].eval(out.env) == a.shape[d])
         continue;
       int64_t expected[kMaxDims];
       std::string names;
       for (size_t k = 0; k < shape.size(); ++k) {
-        expected[k] = shape[k].eval(out.env);
+        expected[k] = params_[i].anyExtent[k] ? a.shape[k] : shape[k].eval(out.env);
         if (!shape[k].isConstant())
           names += (names.empty() ? "" : ", ") + shape[k].text() + " = " +
                    std::to_string(expected[k]);

@@ -180,8 +180,14 @@ void Sema::checkParam(ParamDecl &p) {
   if (!p.shape.empty() && !t.isPointer())
     error(p.var->range,
           "only pointer parameters have a shape; '" + name + "' is " + t.str());
-  for (ExprPtr &dim : p.shape)
+  for (ExprPtr &dim : p.shape) {
+    // `_` leaves a dimension unchecked (e.g. the rows of a paged KV cache).
+    if (auto *name = dyn_cast<NameExpr>(dim.get()); name && name->name == "_") {
+      dim->type = Type::scalar(ScalarKind::I64);
+      continue;
+    }
     checkLaunchExpr(dim, "a shape dimension", /*wantBool=*/false);
+  }
 }
 
 /// Grid, shape and `when` expressions are evaluated by the runtime: only

@@ -298,3 +298,26 @@ TEST(Signature, DivisionByZeroNamesTheKernel) {
 }
 
 } // namespace
+
+namespace {
+
+// A shape entry "_" is not checked (the rows of a paged cache); the others
+// still are.
+TEST(Signature, AnyExtentDimensionIsNotChecked) {
+  KernelInfo k = test::vectorAddKernel();
+  k.params[0].shape = {"_", "n"};
+  KernelSignature sig(k);
+  std::vector<Arg> args = {Arg::tensor(kPtr, DType::f32, {7, 1024}),
+                           Arg::tensor(kPtr + 0x10000, DType::f32, {1024}),
+                           Arg::tensor(kPtr + 0x20000, DType::f32, {1024}),
+                           Arg::scalar(DType::i32, 1024)};
+  LaunchConfig c;
+  sig.prepare(args.data(), args.size(), 132, nullptr, c);
+  EXPECT_EQ(c.grid[0], 1u);
+  args[0] = Arg::tensor(kPtr, DType::f32, {7, 1000});
+  EXPECT_EQ(refusal(sig, args),
+            "megac: kernel 'vector_add': parameter 'x': shape [7, 1000] given, "
+            "[7, 1024] expected (n = 1024)");
+}
+
+} // namespace

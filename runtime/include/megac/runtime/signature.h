@@ -77,6 +77,7 @@ public:
 private:
   struct CompiledParam {
     std::vector<Expr> shape;
+    std::vector<bool> anyExtent; // shape entry "_": not checked
     /// For a scalar that may be omitted: the tensor and dimension it is read
     /// from (the first tensor whose shape entry is exactly its name).
     int inferTensor = -1;
