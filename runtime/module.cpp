@@ -14,7 +14,6 @@ namespace megac::rt {
 
 namespace {
 // Above this, dynamic shared memory must be opted into per function.
-constexpr int64_t kDefaultSharedLimit = 48 * 1024;
 // Contexts one module can serve: one per device is the common case.
 constexpr int kMaxContexts = 64;
 } // namespace
@@ -205,11 +204,6 @@ const ContextEntry &Module::entryFor(void *ctxHandle) const {
       CUfunction fn = nullptr;
       checkCuda(api.cuModuleGetFunction(&fn, e.module, v.symbol.c_str()),
                 ("cuModuleGetFunction(\"" + v.symbol + "\")").c_str(), who);
-      if (info.sharedBytes > kDefaultSharedLimit)
-        checkCuda(api.cuFuncSetAttribute(
-                      fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                      int(info.sharedBytes)),
-                  "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)", who);
       e.functions.push_back(fn);
     }
   }

@@ -349,7 +349,9 @@ void KernelSignature::computeGrid(const Grid *grid, int64_t sms,
         ", sms = " + std::to_string(sms) + ")");
   out.block[0] = uint32_t(info_.numWarps) * 32;
   out.block[1] = out.block[2] = 1;
-  out.sharedBytes = uint32_t(info_.sharedBytes);
+  // megac kernels declare their shared memory statically (the manifest's
+  // shared_bytes reports it): launches ask for no dynamic shared memory.
+  out.sharedBytes = 0;
 }
 
 int KernelSignature::selectVariant(int64_t *env, int64_t ctas,
