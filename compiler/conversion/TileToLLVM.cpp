@@ -236,7 +236,6 @@ private:
   LogicalResult lowerNarrowTrunc(Operation *op, Value src, Type dstElem);
   LogicalResult lowerNarrowExt(Operation *op, Value src, Type dstElem);
   LogicalResult lowerMath(Operation *op);
-  LogicalResult lowerUniformDivision(arith::DivFOp op);
   LogicalResult lowerQuantize(QuantizeOp op);
   LogicalResult lowerDequantize(DequantizeOp op);
   Value decodeE4M3(Value bits);
@@ -433,51 +432,7 @@ LogicalResult KernelLowering::lowerConstant(arith::ConstantOp op) {
   return success();
 }
 
-// x / s for every register of a tile, with s one value: one correctly
-// rounded reciprocal r = 1/s, then per element q = x*r corrected by one
-// residual, RN(q + fma(-q, s, x) * r), which is RN(x / s) (Markstein) as long
-// as r and q are normal numbers away from the extremes; elements outside that
-// range (zeros, infinities, NaN, tiny or huge quotients) take the IEEE
-// division. Bit-identical to div.rn.f32, at a third of its cost.
-LogicalResult KernelLowering::lowerUniformDivision(arith::DivFOp op) {
-  Type f32 = b.getF32Type();
-  auto c = [&](float v) -> Value {
-    return b.create<arith::ConstantOp>(loc, f32, b.getF32FloatAttr(v));
-  };
-  auto inRange = [&](Value v) -> Value {
-    Value a = b.create<math::AbsFOp>(loc, v);
-    Value lo = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OGE, a, c(0x1p-100f));
-    Value hi = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OLE, a, c(0x1p+100f));
-    return b.create<arith::AndIOp>(loc, lo, hi);
-  };
-  Value s = reg(op.getRhs(), 0);
-  Value r = b.create<arith::DivFOp>(loc, c(1.0f), s);
-  Value rOk = inRange(r);
-  Regs out;
-  for (int64_t i = 0, n = numRegsOf(op.getLhs()); i < n; ++i) {
-    Value x = reg(op.getLhs(), i);
-    Value q = b.create<arith::MulFOp>(loc, x, r);
-    Value ok = b.create<arith::AndIOp>(loc, rOk, inRange(q));
-    auto branch = b.create<scf::IfOp>(loc, TypeRange{f32}, ok, true);
-    OpBuilder::InsertionGuard g(b);
-    b.setInsertionPointToStart(branch.thenBlock());
-    Value residual = b.create<math::FmaOp>(loc, b.create<arith::NegFOp>(loc, q), s, x);
-    b.create<scf::YieldOp>(loc, b.create<math::FmaOp>(loc, residual, r, q).getResult());
-    b.setInsertionPointToStart(branch.elseBlock());
-    b.create<scf::YieldOp>(loc, b.create<arith::DivFOp>(loc, x, s).getResult());
-    out.push_back(branch.getResult(0));
-  }
-  values[op] = out;
-  return success();
-}
-
 LogicalResult KernelLowering::lowerElementwise(Operation *op) {
-  if (auto div = dyn_cast<arith::DivFOp>(op)) {
-    Regs &den = lookup(div.getRhs());
-    bool uniform = den.size() > 1 && llvm::all_equal(den);
-    if (uniform && getElementTypeOrSelf(div.getType()).isF32())
-      return lowerUniformDivision(div);
-  }
   if (op->getNumRegions() != 0)
     return op->emitError("cannot lower '") << op->getName() << "'";
   int64_t n = 1;
