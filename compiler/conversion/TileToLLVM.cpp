@@ -226,6 +226,8 @@ private:
   LogicalResult lowerAtomic(AtomicRMWOp op);
   LogicalResult lowerReduce(ReduceOp op);
   LogicalResult lowerConvert(ConvertLayoutOp op);
+  LogicalResult lowerReshape(ReshapeOp op);
+  Regs exchangeThroughShared(Value source, const Dist &src, const Dist &dst);
   LogicalResult lowerConvertByShuffles(ConvertLayoutOp op, const Dist &src,
                                        const Dist &dst,
                                        const layout::ShufflePlan &plan);
@@ -379,6 +381,8 @@ LogicalResult KernelLowering::lowerOp(Operation *op) {
     return lowerReduce(r);
   if (auto c = dyn_cast<ConvertLayoutOp>(op))
     return lowerConvert(c);
+  if (auto r = dyn_cast<ReshapeOp>(op))
+    return lowerReshape(r);
   if (auto q = dyn_cast<QuantizeOp>(op))
     return lowerQuantize(q);
   if (auto d = dyn_cast<DequantizeOp>(op))
@@ -969,6 +973,26 @@ LogicalResult KernelLowering::lowerConvert(ConvertLayoutOp op) {
                                            numWarps))
     if (plan->numShuffles <= src->numRegs() + dst->numRegs())
       return lowerConvertByShuffles(op, *src, *dst, *plan);
+  values[op] = exchangeThroughShared(op.getSrc(), *src, *dst);
+  return success();
+}
+
+LogicalResult KernelLowering::lowerReshape(ReshapeOp op) {
+  auto src = distOf(op, op.getSrc().getType()), dst = distOf(op, op.getType());
+  if (failed(src) || failed(dst))
+    return failure();
+  values[op] = exchangeThroughShared(op.getSrc(), *src, *dst);
+  return success();
+}
+
+// Every owner writes its elements at their row-major position in shared
+// memory, then every thread reads what its new layout holds (the shapes may
+// differ: a reshape keeps the row-major order).
+Regs KernelLowering::exchangeThroughShared(Value source, const Dist &srcD,
+                                          const Dist &dstD) {
+  const Dist *src = &srcD, *dst = &dstD;
+  Type elemType = getElementTypeOrSelf(source.getType());
+  Type elem = storageType(elemType);
   // Masks travel through shared memory as bytes.
   bool isMask = elem.isInteger(1);
   if (isMask)
@@ -978,7 +1002,7 @@ LogicalResult KernelLowering::lowerConvert(ConvertLayoutOp op) {
   int64_t count = 1;
   for (int64_t s : src->shape)
     count *= s;
-  smemBytes = std::max(smemBytes, count * storageBytes(srcType.getElementType()));
+  smemBytes = std::max(smemBytes, count * storageBytes(elemType));
   auto linear = [&](ArrayRef<Value> idx, const layout::Shape &shape) {
     Value acc = i32(0);
     for (size_t d = 0; d < shape.size(); ++d) {
@@ -991,7 +1015,7 @@ LogicalResult KernelLowering::lowerConvert(ConvertLayoutOp op) {
   nvvm::barrier(b, loc);
   auto srcIdx = elementIndices(*src);
   for (int64_t r = 0; r < src->numRegs(); ++r) {
-    Value v = lookup(op.getSrc())[r];
+    Value v = lookup(source)[r];
     if (isMask)
       v = b.create<arith::ExtUIOp>(loc, elem, v);
     b.create<LLVM::StoreOp>(loc, v, sharedSlot(base, elem, linear(srcIdx[r], src->shape)));
@@ -1006,9 +1030,9 @@ LogicalResult KernelLowering::lowerConvert(ConvertLayoutOp op) {
       v = b.create<arith::TruncIOp>(loc, b.getI1Type(), v);
     out.push_back(v);
   }
-  values[op] = out;
-  return success();
+  return out;
 }
+
 
 Value KernelLowering::shuffleIdxAny(Value v, Value srcLane) {
   Type t = v.getType();

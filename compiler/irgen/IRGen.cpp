@@ -743,8 +743,7 @@ Value IRGen::emitCall(const fe::CallExpr &e) {
                                         b.getStringAttr(nv ? "nvfp4" : "mxfp4"));
   }
   case B::Reshape:
-    return fail(e.range, "reshape is not supported by code generation yet"),
-           nullptr;
+    return b.create<tile::ReshapeOp>(l, result, x);
   default:
     break;
   }

@@ -226,6 +226,15 @@ OpFoldResult ConvertLayoutOp::fold(FoldAdaptor) {
   return {};
 }
 
+LogicalResult ReshapeOp::verify() {
+  auto src = getSrc().getType(), dst = getResult().getType();
+  if (src.getNumElements() != dst.getNumElements() ||
+      src.getElementType() != dst.getElementType())
+    return emitOpError("cannot reshape ") << src << " to " << dst
+                                          << ": element counts or types differ";
+  return verifyTileShape(*this, dst);
+}
+
 LogicalResult FpTruncOp::verify() {
   Type src = getElementTypeOrSelf(getSrc().getType());
   Type dst = getElementTypeOrSelf(getResult().getType());

@@ -173,6 +173,15 @@ private:
       setLayout(expand.getResult(), layout);
       return;
     }
+    if (auto reshape = dyn_cast<ReshapeOp>(op)) {
+      // Elements move between threads anyway: the result takes its rank's
+      // layout (or the one its users prefer).
+      auto it = preferred.find(reshape.getResult());
+      setLayout(reshape.getResult(), it != preferred.end()
+                                         ? it->second
+                                         : defaultLayout(reshape.getType().getShape()));
+      return;
+    }
     if (auto conv = dyn_cast<ConvertLayoutOp>(op)) {
       if (!encodingOf(conv.getResult()))
         setLayout(conv.getResult(), defaultLayout(conv.getType().getShape()));

@@ -118,6 +118,14 @@ def Tile_ConvertLayoutOp : Tile_Op<"convert_layout", [Pure]> {
   let hasFolder = 1;
 }
 
+def Tile_ReshapeOp : Tile_Op<"reshape", [Pure]> {
+  let summary = "the same elements in row-major order, in another shape";
+  let arguments = (ins AnyRankedTensor:$src);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 def Tile_FpTruncOp : Tile_Op<"fp_trunc", [Pure]> {
   let summary = "narrow a float to an 8- or 4-bit float with explicit rounding and saturation";
   let description = [{
