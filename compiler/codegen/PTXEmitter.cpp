@@ -18,6 +18,8 @@
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
+#include "llvm/Transforms/Utils/Cloning.h"
+#include "llvm/Transforms/Utils/FunctionComparator.h"
 #include "llvm/TargetParser/Triple.h"
 
 #include <cstdlib>
@@ -86,6 +88,97 @@ LogicalResult linkLibdevice(llvm::Module &module, const std::string &path,
   return success();
 }
 
+
+// Variants of a kernel (another maxnreg or min CTAs per SM) are the same
+// function under another name with other "nvvm.maxnreg" / "nvvm.minctasm"
+// attributes, which only the PTX directives read. The optimizer runs once, on
+// the first of them; the others are removed before it and cloned from its
+// result after it, then compiled to PTX each.
+const char *const kVariantAttrs[] = {"nvvm.maxnreg", "nvvm.minctasm"};
+
+struct Variant {
+  std::string name;      // the removed kernel
+  std::string of;        // the kernel it is a copy of
+  std::string next;      // the kernel that followed it, to keep PTX's order
+  llvm::AttributeList attrs;
+};
+
+llvm::AttributeList withoutVariantAttrs(llvm::LLVMContext &ctx,
+                                        llvm::AttributeList a) {
+  for (const char *kind : kVariantAttrs)
+    a = a.removeFnAttribute(ctx, kind);
+  return a;
+}
+
+std::vector<Variant> removeVariants(llvm::Module &module) {
+  std::vector<llvm::Function *> kernels;
+  for (llvm::Function &f : module)
+    if (!f.isDeclaration() &&
+        f.getCallingConv() == llvm::CallingConv::PTX_Kernel)
+      kernels.push_back(&f);
+  std::vector<Variant> out;
+  if (kernels.size() < 2)
+    return out;
+  llvm::LLVMContext &ctx = module.getContext();
+  std::vector<bool> removed(kernels.size());
+  for (size_t j = 1; j < kernels.size(); ++j) {
+    llvm::Function *b = kernels[j];
+    for (size_t i = 0; i < j; ++i) {
+      llvm::Function *a = kernels[i];
+      if (removed[i] || a->getFunctionType() != b->getFunctionType() ||
+          a->size() != b->size() ||
+          a->getInstructionCount() != b->getInstructionCount())
+        continue;
+      // Compare with the variant attributes set alike, then restore them.
+      llvm::AttributeList aAttrs = a->getAttributes(), bAttrs = b->getAttributes();
+      a->setAttributes(withoutVariantAttrs(ctx, aAttrs));
+      b->setAttributes(withoutVariantAttrs(ctx, bAttrs));
+      llvm::GlobalNumberState numbers;
+      bool same = llvm::FunctionComparator(a, b, &numbers).compare() == 0;
+      a->setAttributes(aAttrs);
+      b->setAttributes(bAttrs);
+      if (!same)
+        continue;
+      Variant v;
+      v.name = b->getName().str();
+      v.of = a->getName().str();
+      for (size_t k = j + 1; k < kernels.size() && v.next.empty(); ++k)
+        if (!removed[k])
+          v.next = kernels[k]->getName().str();
+      v.attrs = bAttrs;
+      removed[j] = true;
+      out.push_back(std::move(v));
+      break;
+    }
+  }
+  for (const Variant &v : out)
+    module.getFunction(v.name)->eraseFromParent();
+  return out;
+}
+
+void cloneVariants(llvm::Module &module, const std::vector<Variant> &variants) {
+  llvm::LLVMContext &ctx = module.getContext();
+  // In reverse: a variant's `next` may be a variant removed after it.
+  for (auto it = variants.rbegin(); it != variants.rend(); ++it) {
+    llvm::Function *of = module.getFunction(it->of);
+    llvm::ValueToValueMapTy map;
+    llvm::Function *copy = llvm::CloneFunction(of, map);
+    copy->setName(it->name);
+    // The optimized function's attributes, with the variant's own.
+    llvm::AttributeList attrs = withoutVariantAttrs(ctx, of->getAttributes());
+    for (const char *kind : kVariantAttrs)
+      if (it->attrs.hasFnAttr(kind))
+        attrs = attrs.addFnAttribute(ctx, it->attrs.getFnAttr(kind));
+    copy->setAttributes(attrs);
+    copy->removeFromParent();
+    llvm::Function *next = it->next.empty() ? nullptr : module.getFunction(it->next);
+    if (next)
+      module.getFunctionList().insert(next->getIterator(), copy);
+    else
+      module.getFunctionList().insert(std::next(of->getIterator()), copy);
+  }
+}
+
 } // namespace
 
 std::string findLibdevice() {
@@ -110,7 +203,7 @@ void registerTranslationDialects(DialectRegistry &registry) {
 }
 
 FailureOr<PTXOutput> emitPTX(ModuleOp module, const Target &target,
-                             const std::string &libdevicePath) {
+                             const std::string &libdevicePath, bool keepIR) {
   initNVPTX();
   Location loc = module.getLoc();
   llvm::LLVMContext llvmContext;
@@ -127,7 +220,10 @@ FailureOr<PTXOutput> emitPTX(ModuleOp module, const Target &target,
   llvm::TargetOptions options;
   std::unique_ptr<llvm::TargetMachine> machine(llvmTarget->createTargetMachine(
       triple, target.name, target.ptxFeature, options, llvm::Reloc::PIC_,
-      std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+      // The IR is already optimized at O3: the Aggressive codegen level adds
+      // two GVN runs that cost a third of the compile and change no kernel's
+      // registers or spills.
+      std::nullopt, llvm::CodeGenOptLevel::Default));
   if (!machine)
     return emitError(loc, "cannot create an NVPTX target machine for ")
            << target.name;
@@ -143,6 +239,8 @@ FailureOr<PTXOutput> emitPTX(ModuleOp module, const Target &target,
   if (llvm::verifyModule(*llvmModule, &llvm::errs()))
     return emitError(loc, "internal: LLVM IR failed verification");
 
+  std::vector<Variant> variants = removeVariants(*llvmModule);
+
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
@@ -157,8 +255,10 @@ FailureOr<PTXOutput> emitPTX(ModuleOp module, const Target &target,
       pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
   mpm.run(*llvmModule, mam);
 
+  cloneVariants(*llvmModule, variants);
+
   PTXOutput out;
-  {
+  if (keepIR) {
     llvm::raw_string_ostream os(out.llvmIR);
     llvmModule->print(os, nullptr);
   }

@@ -10,15 +10,17 @@ namespace megac {
 struct Target;
 
 struct PTXOutput {
-  std::string llvmIR; // after optimization, for --emit llvm-ir
+  std::string llvmIR; // after optimization, for --emit llvm-ir (keepIR)
   std::string ptx;
 };
 
 /// Translates `module` (LLVM + NVVM dialects only) to LLVM IR, links the
 /// libdevice functions it calls, optimizes at O3 and emits PTX for `target`.
-/// Errors go to the module's diagnostic handler.
+/// Errors go to the module's diagnostic handler. `keepIR`: also print the
+/// optimized LLVM IR into PTXOutput::llvmIR.
 mlir::FailureOr<PTXOutput> emitPTX(mlir::ModuleOp module, const Target &target,
-                                   const std::string &libdevicePath);
+                                   const std::string &libdevicePath,
+                                   bool keepIR = false);
 
 /// The libdevice bitcode: $MEGAC_LIBDEVICE, else under $CUDA_HOME or
 /// /usr/local/cuda; empty when none is found.

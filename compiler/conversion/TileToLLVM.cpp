@@ -18,6 +18,7 @@
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include <chrono>
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -114,14 +115,24 @@ public:
 
 private:
   // --- small builders -----------------------------------------------------
-  Value i32(int64_t v) {
-    return b.create<arith::ConstantIntOp>(loc, b.getI32Type(), v);
+  // Scalar constants are made once per kernel, at the top of its entry block
+  // (they dominate every use there): the lowering asks for the same few
+  // constants thousands of times, and each copy would cost the conversion
+  // passes and the translation time, for the same LLVM IR (constants are
+  // uniqued there).
+  Value constant(TypedAttr value) {
+    Value &c = constants[value];
+    if (!c) {
+      OpBuilder cb = OpBuilder::atBlockBegin(entryBlock);
+      c = cb.create<arith::ConstantOp>(func.getLoc(), value);
+    }
+    return c;
   }
+  Value i32(int64_t v) { return constant(b.getI32IntegerAttr(int32_t(v))); }
   Value constantLike(Type type, double v) {
     if (isa<FloatType>(type))
-      return b.create<arith::ConstantOp>(loc, type, b.getFloatAttr(type, v));
-    return b.create<arith::ConstantOp>(loc, type,
-                                       b.getIntegerAttr(type, int64_t(v)));
+      return constant(b.getFloatAttr(type, v));
+    return constant(b.getIntegerAttr(type, int64_t(v)));
   }
 
   Regs &lookup(Value v) {
@@ -254,6 +265,8 @@ private:
   MLIRContext *ctx;
   Location loc = UnknownLoc::get(ctx);
   DenseMap<Value, Regs> values;
+  Block *entryBlock = nullptr;
+  DenseMap<TypedAttr, Value> constants;
   AxisInfoAnalysis axisInfo;
   Value lane, warp;
   std::string smemName;
@@ -291,6 +304,7 @@ LogicalResult KernelLowering::run() {
   smemName = ("__megac_smem_" + func.getName()).str();
 
   Block *entry = kernel.addEntryBlock(b);
+  entryBlock = entry;
   b.setInsertionPointToStart(entry);
   Value tid = nvvm::threadIdX(b, loc);
   lane = b.create<arith::RemUIOp>(loc, tid, i32(32));
@@ -431,8 +445,7 @@ LogicalResult KernelLowering::lowerConstant(arith::ConstantOp op) {
   } else {
     scalarAttr = cast<TypedAttr>(value);
   }
-  Value c = b.create<arith::ConstantOp>(loc, scalarAttr);
-  values[op] = Regs(n, c);
+  values[op] = Regs(n, constant(scalarAttr));
   return success();
 }
 
@@ -1213,12 +1226,8 @@ LogicalResult KernelLowering::lowerQuantize(QuantizeOp op) {
   auto asF32 = [&](Value v) -> Value {
     return srcElem.isF32() ? v : b.create<arith::ExtFOp>(loc, f32, v).getResult();
   };
-  auto f32c = [&](float v) -> Value {
-    return b.create<arith::ConstantOp>(loc, f32, b.getF32FloatAttr(v));
-  };
-  auto i32c = [&](int32_t v) -> Value {
-    return b.create<arith::ConstantIntOp>(loc, i32t, v);
-  };
+  auto f32c = [&](float v) -> Value { return constant(b.getF32FloatAttr(v)); };
+  auto i32c = [&](int32_t v) -> Value { return constant(b.getI32IntegerAttr(v)); };
   Regs in = lookup(op.getSrc());
   Value gs = nv ? reg(op.getGlobalScale(), 0) : Value();
   Regs packedRegs, scaleRegs;
@@ -1515,13 +1524,17 @@ LogicalResult lowerTileToLLVM(ModuleOp module, const Target &target) {
     if (failed(KernelLowering(f, target).run()))
       return failure();
 
+  auto _t0=std::chrono::steady_clock::now();
   PassManager pm(module.getContext());
+  if(getenv("MEGAC_TT")) pm.enableTiming();
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
-  return pm.run(module);
+  auto r= pm.run(module);
+  if(getenv("MEGAC_TT")) llvm::errs()<<"  convpasses "<<std::chrono::duration<double,std::milli>(std::chrono::steady_clock::now()-_t0).count()<<"\n";
+  return r;
 }
 
 void registerTileToLLVMPass() { PassRegistration<TileToLLVMPass>(); }

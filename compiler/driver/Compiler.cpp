@@ -378,7 +378,8 @@ CompileResult compile(const CompileOptions &options) {
                      << target->name << ") //----- //\n"
                      << out.llvmDialect << "\n";
     }
-    auto ptx = emitPTX(*module, *target, libdevice);
+    auto ptx = emitPTX(*module, *target, libdevice,
+                       options.keepIR || options.printIRAfterAll);
     if (failed(ptx))
       return finish();
     if (options.keepIR || options.printIRAfterAll)
