@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The GPU evidence beyond correctness, on the GPU machine after scripts/gpu-check.sh built build-gpu/:
+# the slot contract inside CUDA graphs, the sm_103a SASS of nvfp4_quant (hardware E2M1 conversion), and
+# compute-sanitizer memcheck (every kernel, one shape) and racecheck (the kernels with shared memory).
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+out=${OUT:-$root/out/gpu}
+mkdir -p "$out"
+export PYTHONPATH=build-gpu/python PYTHONUNBUFFERED=1
+echo "== slots"
+python3 test/gpu/run_slot_test.py --bundles out/bundles --out "$out" 2>&1 | tail -12
+echo "== sm_103a SASS of nvfp4_quant"
+python3 - <<'PY'
+import megac.bundle as b
+m = b.read_file("out/bundles/nvfp4_quant.mgb")
+for img in m.manifest["images"]:
+    if img["target"] == "sm_103a" and img["kind"] == "cubin":
+        open("/tmp/nvfp4_sm103a.cubin", "wb").write(m.blobs[img["section"] - 1])
+PY
+cuobjdump --dump-sass /tmp/nvfp4_sm103a.cubin > "$out/nvfp4_quant_sm103a.sass" 2>&1
+grep -E "F2FP.*E2M1|E2M1" "$out/nvfp4_quant_sm103a.sass" | head -4
+echo "== memcheck (one shape per kernel)"
+timeout 110 compute-sanitizer --tool memcheck --print-limit 5 python3 test/gpu/run_gpu_tests.py \
+  --bundles out/bundles --out "$out/memcheck" --max-shapes 1 > "$out/memcheck.log" 2>&1
+echo "memcheck exit $?"; grep -E "ERROR SUMMARY|^kernel|ran " "$out/memcheck.log" | head -30
+echo "== racecheck (kernels with shared memory)"
+timeout 80 compute-sanitizer --tool racecheck --print-limit 5 python3 test/gpu/run_gpu_tests.py \
+  --bundles out/bundles --out "$out/racecheck" --max-shapes 1 \
+  --kernels hop,hop_mid,draft_fin,gdn_verify,attn_decode_q1 > "$out/racecheck.log" 2>&1
+echo "racecheck exit $?"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|ran " "$out/racecheck.log" | head -20
