@@ -536,6 +536,19 @@ Value IRGen::emitCast(Value v, const fe::Type &from, const fe::Type &to,
     }
     return b.create<arith::ExtFOp>(l, dst, v);
   }
+  // Conversions round to nearest even (float results) or toward zero (float
+  // to int); other explicit modes are refused rather than ignored.
+  fe::Rounding natural = (fFloat && !tFloat) ? fe::Rounding::RZ : fe::Rounding::RNE;
+  bool exact = (!fFloat && !tFloat) || (fFloat && tFloat &&
+                                        fe::bitWidth(tk) >= fe::bitWidth(fk));
+  if (!exact && rounding != fe::Rounding::Default && rounding != natural) {
+    emitError(l, "rounding '") << fe::roundingName(rounding) << "' is not supported from "
+                               << fe::scalarKindName(fk) << " to " << fe::scalarKindName(tk)
+                               << "; this conversion rounds "
+                               << (natural == fe::Rounding::RZ ? "toward zero (rz)" : "to nearest even (rne)");
+    failed_ = true;
+    return nullptr;
+  }
   Type fe_ = getElementTypeOrSelf(v.getType()), te = getElementTypeOrSelf(dst);
   if (fFloat && tFloat) {
     if (te.getIntOrFloatBitWidth() > fe_.getIntOrFloatBitWidth())

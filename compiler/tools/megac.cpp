@@ -186,8 +186,7 @@ void printReport(const megac::CompileResult &r) {
 int main(int argc, char **argv) {
   Args a = parseArgs(argc, argv);
   bool anyError = false;
-  if (a.emit == "report")
-    printReportHeader();
+  bool headerPrinted = false;
   for (const std::string &file : a.files) {
     megac::CompileOptions opts;
     opts.path = file;
@@ -207,8 +206,12 @@ int main(int argc, char **argv) {
       continue;
     }
     const megac::TargetOutput *t = r.targets.empty() ? nullptr : &r.targets[0];
-    if (a.emit == "report")
+    if (a.emit == "report") {
+      if (!headerPrinted)
+        printReportHeader();
+      headerPrinted = true;
       printReport(r);
+    }
     else if (a.emit == "ast")
       writeOutput(a, r.ast);
     else if (a.emit == "tile")

@@ -93,10 +93,20 @@ class Kernel:
     def prepare(self, *args, sms=132, grid=None, **kwargs):
         """What a launch would do (grid, block, variant) without launching: needs no GPU."""
         sig = self._module._signature(self.name)
+        if callable(grid):
+            named = dict(zip((p["name"] for p in self.params), args))
+            named.update(kwargs)
+            grid = grid(named)
         return sig.prepare(self.bind(*args, **kwargs), sms, None if grid is None else tuple(grid))
 
     def __call__(self, *args, grid=None, stream=None, **kwargs):
+        """Launch on `stream` (default: torch's current stream). grid: None (the manifest's grid rule), a
+        tuple, or a function of the arguments by name returning one, as in grid=lambda a: (a["M"],)."""
         native = self._module._native_module()
+        if callable(grid):
+            named = dict(zip((p["name"] for p in self.params), args))
+            named.update(kwargs)
+            grid = grid(named)
         native.launch(self.name, self.bind(*args, **kwargs), _stream_handle(stream),
                       None if grid is None else tuple(grid))
 

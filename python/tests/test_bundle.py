@@ -74,6 +74,8 @@ def test_module_prepare_without_gpu():
     cfg = mod.vector_add.prepare(x, y, out)  # n inferred from x
     assert cfg["grid"] == (5, 1, 1) and cfg["block"][0] == 128
     assert mod.vector_add.prepare(x, y, out, n=n, grid=(7,))["grid"] == (7, 1, 1)
+    # a grid can be a function of the arguments by name
+    assert mod.vector_add.prepare(x, y, out, n=n, grid=lambda a: (a["n"] // 64,))["grid"] == (n // 64, 1, 1)
 
 
 def test_module_argument_errors():
