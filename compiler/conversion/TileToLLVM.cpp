@@ -498,8 +498,9 @@ LogicalResult KernelLowering::lowerMath(Operation *op) {
   if (base.empty())
     return op->emitError("cannot lower '") << op->getName() << "'";
   if (!elem.isF32() && !elem.isF64())
-    return op->emitError(op->getName().getStringRef())
-           << " needs f32 or f64, got " << elem << ": convert to f32 first";
+    return op->emitError(op->getName().getStringRef().drop_front(5))
+           << " needs f32 or f64, got " << elem
+           << "; hint: compute in f32, e.g. exp(x as f32)";
   std::string callee = ("__nv_" + base + (elem.isF32() ? "f" : "")).str();
   ModuleOp module = op->getParentOfType<ModuleOp>();
   if (!module.lookupSymbol(callee)) {
@@ -785,8 +786,8 @@ LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
   auto srcType = op.getSrc().getType();
   Type elem = srcType.getElementType();
   if (!elem.isF32() && !elem.isInteger(32))
-    return op.emitError("reductions support f32 and i32 tiles, got ")
-           << elem << ": convert first";
+    return op.emitError("reductions need an f32 or i32 tile, got ")
+           << elem << "; hint: reduce a converted tile, e.g. sum(x as f32)";
   auto src = distOf(op, srcType);
   if (failed(src))
     return failure();

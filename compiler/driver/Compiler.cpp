@@ -289,6 +289,8 @@ CompileResult compile(const CompileOptions &options) {
   registerTranslationDialects(registry);
   MLIRContext ctx(registry, MLIRContext::Threading::DISABLED);
   ctx.loadAllAvailableDialects();
+  // Users see their source line and a caret, not the IR of the failing op.
+  ctx.printOpOnDiagnostic(false);
   DiagnosticBridge bridge(ctx, sm, diags);
 
   OwningOpRef<ModuleOp> tileModule = emitTileIR(ctx, *mod, sm);
