@@ -501,6 +501,13 @@ Value IRGen::emitCast(Value v, const fe::Type &from, const fe::Type &to,
   if (v.getType() == dst)
     return v;
   using K = fe::ScalarKind;
+  if (from.elem.isPointer || to.elem.isPointer) {
+    emitError(l, "cannot cast ") << from.str() << " to " << to.str()
+                                 << "; hint: pointers keep their element type: declare the "
+                                    "parameter with the element type you need";
+    failed_ = true;
+    return nullptr;
+  }
   K fk = from.elem.scalar, tk = to.elem.scalar;
   bool fFloat = fe::isFloat(fk), tFloat = fe::isFloat(tk);
   bool tNarrow = tk == K::F8E4M3 || tk == K::F8E5M2;
@@ -524,7 +531,13 @@ Value IRGen::emitCast(Value v, const fe::Type &from, const fe::Type &to,
       failed_ = true;
       return nullptr;
     }
-    (void)saturate; // the hardware conversion always saturates to finite
+    if (!saturate) {
+      emitError(l, "conversions to ")
+          << fe::scalarKindName(tk)
+          << " always saturate to the finite range; hint: drop 'saturate = false'";
+      failed_ = true;
+      return nullptr;
+    }
     return b.create<tile::FpTruncOp>(l, dst, v, b.getStringAttr("rne"),
                                      b.getBoolAttr(true));
   }
@@ -622,6 +635,15 @@ Value IRGen::emitCall(const fe::CallExpr &e) {
     Value ptr = arg(0), value = arg(1), mask = arg(2);
     if (!ptr || !value)
       return nullptr;
+    Type elem = getElementTypeOrSelf(value.getType());
+    bool supported = e.builtin == B::AtomicAdd ? (elem.isF32() || elem.isInteger(32))
+                                               : elem.isInteger(32);
+    if (!supported)
+      return fail(e.range, std::string(e.builtin == B::AtomicAdd ? "atomic_add" : "atomic_max") +
+                               " supports " +
+                               (e.builtin == B::AtomicAdd ? "f32 and i32" : "i32") +
+                               " values, got " + e.arg(1)->type.str()),
+             nullptr;
     return b.create<tile::AtomicRMWOp>(
         l, value.getType(), b.getStringAttr(e.builtin == B::AtomicAdd ? "add" : "max"),
         ptr, value, mask);
