@@ -1,3 +1,4 @@
+#include "Tile/Analysis/Recomputable.h"
 #include "Tile/Analysis/RegisterEstimate.h"
 #include "Tile/IR/TileDialect.h"
 
@@ -126,31 +127,13 @@ private:
     return v;
   }
 
-  // Computed only from ranges, splats and constants (offsets, addresses and
-  // masks of them): the registers of a thread differ by constants, which
-  // LLVM folds into immediates (address offsets), so one register stands
-  // for all of them.
-  bool isCheap(Value v, int depth = 0) {
-    Operation *def = v.getDefiningOp();
-    if (!def || depth > 8)
-      return false;
-    if (isa<ArangeOp, SplatOp, arith::ConstantOp>(def))
-      return true;
-    if (!isa<AddPtrOp, BroadcastOp, ExpandDimsOp, ConvertLayoutOp>(def) &&
-        !isa<arith::ArithDialect>(def->getDialect()))
-      return false;
-    for (Value operand : def->getOperands())
-      if (isa<RankedTensorType>(operand.getType()) && !isCheap(operand, depth + 1))
-        return false;
-    return true;
-  }
 
   double weightOf(Value v) {
     auto t = dyn_cast<RankedTensorType>(v.getType());
     if (!t)
       return 0;
     double w = registerWeight(t.getElementType());
-    if (isCheap(v))
+    if (isRecomputable(v))
       return w; // splats, constants, ranges and arithmetic of them
     auto l = tileLayoutOf(t);
     if (!l)

@@ -7,6 +7,7 @@
 // operand that is costly to recompute (else their first tile operand), and
 // operands in another layout get a tile.convert_layout. Conversions of
 // cheap values are then rematerialized by tile-remove-layout-conversions.
+#include "Tile/Analysis/Recomputable.h"
 #include "Tile/Layout/BlockedLayout.h"
 #include "Tile/Transforms/Passes.h"
 
@@ -195,7 +196,7 @@ private:
       if (auto t = dyn_cast<RankedTensorType>(v.getType())) {
         if (!cheapLayout)
           cheapLayout = t.getEncoding();
-        if (!isCheap(v, 0)) {
+        if (!isRecomputable(v)) {
           layout = t.getEncoding();
           break;
         }
@@ -302,24 +303,6 @@ private:
   static bool isElementwiseLike(Operation *op) {
     return isa<LoadOp, AddPtrOp, SplatOp, ArangeOp, FpTruncOp>(op) ||
            isa<arith::ArithDialect, math::MathDialect>(op->getDialect());
-  }
-
-  // Values recomputed for free in any layout: ranges, splats, constants and
-  // elementwise arithmetic of those (tile-remove-layout-conversions clones
-  // them instead of moving data).
-  bool isCheap(Value v, int depth) {
-    Operation *def = v.getDefiningOp();
-    if (!def || depth > 8)
-      return false;
-    if (isa<ArangeOp, SplatOp, arith::ConstantOp>(def))
-      return true;
-    if (!isa<AddPtrOp, BroadcastOp, ExpandDimsOp, ConvertLayoutOp>(def) &&
-        !isa<arith::ArithDialect>(def->getDialect()))
-      return false;
-    for (Value operand : def->getOperands())
-      if (isa<RankedTensorType>(operand.getType()) && !isCheap(operand, depth + 1))
-        return false;
-    return true;
   }
 
   func::FuncOp func;
