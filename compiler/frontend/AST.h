@@ -261,6 +261,7 @@ enum class Builtin : uint8_t {
   // Block-scaled FP4 quantization (docs/language.md, "Quantization"): the
   // values and the scales of one scheme are separate calls on the same
   // input; the compiler computes the shared work once.
+  Bitcast, // bitcast(x, T): the same bits as another type of the same width
   QuantizeNvfp4,
   Nvfp4Scales,
   DequantizeNvfp4,

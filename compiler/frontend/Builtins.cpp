@@ -44,6 +44,7 @@ constexpr BuiltinInfo kBuiltins[] = {
     {Builtin::Reshape, "reshape"},
     {Builtin::BroadcastTo, "broadcast_to"},
     {Builtin::ExpandDims, "expand_dims"},
+    {Builtin::Bitcast, "bitcast"},
     {Builtin::QuantizeNvfp4, "quantize_nvfp4"},
     {Builtin::Nvfp4Scales, "nvfp4_scales"},
     {Builtin::DequantizeNvfp4, "dequantize_nvfp4"},

@@ -17,6 +17,7 @@
 //                                                   result is a scalar)
 //   reshape, broadcast_to      [x]                   shape
 //   expand_dims                [x]                   axis
+//   bitcast                    [x]                   type = x's shape, dtype's element
 //   quantize_nvfp4, nvfp4_scales   [x, gs]           x: float tile [.., K]
 //   quantize_mxfp4, mxfp4_scales   [x]
 //   dequantize_nvfp4           [q, sf, gs]

@@ -131,6 +131,7 @@ private:
   void checkWhere(CallExpr &c);
   void checkCdiv(CallExpr &c);
   void checkQuantize(CallExpr &c);
+  void checkBitcast(CallExpr &c);
   void checkDequantize(CallExpr &c);
   void checkReduction(CallExpr &c);
   void checkShapeBuiltin(CallExpr &c);

@@ -173,6 +173,8 @@ void Sema::checkBuiltin(CallExpr &c) {
   case Builtin::QuantizeMxfp4:
   case Builtin::Mxfp4Scales:
     return checkQuantize(c);
+  case Builtin::Bitcast:
+    return checkBitcast(c);
   case Builtin::DequantizeNvfp4:
   case Builtin::DequantizeMxfp4:
     return checkDequantize(c);
@@ -733,6 +735,48 @@ void Sema::checkDequantize(CallExpr &c) {
     }
   }
   c.type = Type::value({ScalarKind::F32, false}, shape);
+}
+
+} // namespace megac::fe
+
+namespace megac::fe {
+
+// bitcast(x, T): the bits of x (a scalar or tile of numbers) read as T, an
+// arithmetic type of the same width (e.g. f32 <-> i32 to build powers of two).
+void Sema::checkBitcast(CallExpr &c) {
+  if (!bindArgs(c, {"x", "dtype"}, 2))
+    return;
+  ExprPtr &x = c.args[0].value;
+  auto *dtype = dyn_cast<TypeArgExpr>(c.args[1].value.get());
+  if (!dtype) {
+    error(c.args[1].value->range, "bitcast expects a type as its 2nd argument",
+          "bitcast(x, i32)");
+    return;
+  }
+  if (!resolveTypeRef(dtype->typeRef))
+    return;
+  checkExpr(x);
+  if (x->type.isInvalid())
+    return;
+  if (x->type.isUntyped()) {
+    error(x->range, "bitcast needs a typed value, got " + x->type.str(),
+          "give the literal a type first, e.g. (1.0 as f32)");
+    return;
+  }
+  ElementType to = dtype->typeRef.elem;
+  const ElementType &from = x->type.elem;
+  bool arithmetic = [](const ElementType &e) {
+    return !e.isPointer && (isInteger(e.scalar) || isFloat(e.scalar));
+  }(from) && !to.isPointer && (isInteger(to.scalar) || isFloat(to.scalar));
+  if (!arithmetic || !dtype->typeRef.tileDims.empty() ||
+      bitWidth(from.scalar) != bitWidth(to.scalar)) {
+    error(c.range,
+          "cannot bitcast " + x->type.str() + " to " + to.str(),
+          "bitcast keeps the bits: both types must be integers or floats of one width");
+    return;
+  }
+  c.args.resize(1);
+  c.type = x->type.withElem(to);
 }
 
 } // namespace megac::fe

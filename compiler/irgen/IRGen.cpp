@@ -749,6 +749,8 @@ Value IRGen::emitCall(const fe::CallExpr &e) {
   case B::ExpandDims:
     return b.create<tile::ExpandDimsOp>(l, result, x,
                                         b.getI32IntegerAttr(e.axis));
+  case B::Bitcast:
+    return b.create<arith::BitcastOp>(l, result, x);
   case B::QuantizeNvfp4:
   case B::Nvfp4Scales:
   case B::QuantizeMxfp4:
