@@ -27,7 +27,6 @@
 using namespace mlir;
 
 namespace megac {
-namespace layout = megac::layout;
 namespace {
 
 using Clock = std::chrono::steady_clock;

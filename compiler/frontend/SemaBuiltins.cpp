@@ -115,11 +115,12 @@ void Sema::checkBuiltin(CallExpr &c) {
     std::optional<int64_t> end = constInt(c.args[1].value, "arange end");
     if (!start || !end)
       return;
-    if (*end <= *start || !intFits(*start, ScalarKind::I32) ||
-        !intFits(*end, ScalarKind::I32)) {
+    // The tile IR (and the axis analysis) take the range as non-negative:
+    // a negative start reached the verifier as a huge unsigned bound.
+    if (*end <= *start || *start < 0 || !intFits(*end, ScalarKind::I32)) {
       error(c.range, "arange(" + std::to_string(*start) + ", " +
                          std::to_string(*end) +
-                         ") needs start < end, both in i32 range");
+                         ") needs 0 <= start < end, in i32 range");
       return;
     }
     std::vector<int64_t> shape{*end - *start};

@@ -125,19 +125,20 @@ private:
 OwningOpRef<ModuleOp> IRGen::run(const fe::Module &module) {
   ctx.loadDialect<tile::TileDialect, arith::ArithDialect, math::MathDialect,
                   scf::SCFDialect, func::FuncDialect>();
-  auto owned = ModuleOp::create(loc(module.root().kernels.empty()
+  // Owned from here: an error below must not leak the partial module.
+  OwningOpRef<ModuleOp> owned = ModuleOp::create(loc(module.root().kernels.empty()
                                         ? fe::SourceRange()
                                         : module.root().kernels[0].range));
   for (const fe::KernelDecl &k : module.kernels()) {
     if (failed(emitKernel(k, k.name, k.numWarps, k.maxnreg, k.minCtasPerSm,
-                          owned)))
+                          *owned)))
       return nullptr;
     for (const fe::Variant &v : k.variants) {
       if (failed(emitKernel(k, variantSymbol(k.name, v.name),
                             v.numWarps.value_or(k.numWarps),
                             v.maxnreg ? v.maxnreg : k.maxnreg,
                             v.minCtasPerSm ? v.minCtasPerSm : k.minCtasPerSm,
-                            owned)))
+                            *owned)))
         return nullptr;
     }
   }
