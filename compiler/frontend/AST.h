@@ -262,6 +262,7 @@ enum class Builtin : uint8_t {
   // values and the scales of one scheme are separate calls on the same
   // input; the compiler computes the shared work once.
   Bitcast, // bitcast(x, T): the same bits as another type of the same width
+  WithLayout, // with_layout(x, spt0 = .., tpw0 = .., wpc0 = .., order0 = ..)
   QuantizeNvfp4,
   Nvfp4Scales,
   DequantizeNvfp4,
@@ -287,6 +288,9 @@ struct CallExpr : Expr {
                               // expand_dims
   int64_t start = 0;          // arange start (end = start + shape[0])
   std::vector<int64_t> shape; // zeros, full, reshape, broadcast_to
+  // with_layout: sizePerThread, threadsPerWarp, warpsPerCTA, order, each
+  // `rank` entries, concatenated.
+  std::vector<int64_t> layout;
   CallExpr(SourceRange r, std::string c, SourceRange cr)
       : Expr(ExprKind::Call, r), callee(std::move(c)), calleeRange(cr) {}
   Expr *arg(size_t i) const {

@@ -45,6 +45,7 @@ constexpr BuiltinInfo kBuiltins[] = {
     {Builtin::BroadcastTo, "broadcast_to"},
     {Builtin::ExpandDims, "expand_dims"},
     {Builtin::Bitcast, "bitcast"},
+    {Builtin::WithLayout, "with_layout"},
     {Builtin::QuantizeNvfp4, "quantize_nvfp4"},
     {Builtin::Nvfp4Scales, "nvfp4_scales"},
     {Builtin::DequantizeNvfp4, "dequantize_nvfp4"},

@@ -18,6 +18,7 @@
 //   reshape, broadcast_to      [x]                   shape
 //   expand_dims                [x]                   axis
 //   bitcast                    [x]                   type = x's shape, dtype's element
+//   with_layout                [x]                   layout = spt, tpw, wpc, order
 //   quantize_nvfp4, nvfp4_scales   [x, gs]           x: float tile [.., K]
 //   quantize_mxfp4, mxfp4_scales   [x]
 //   dequantize_nvfp4           [q, sf, gs]

@@ -132,6 +132,7 @@ private:
   void checkCdiv(CallExpr &c);
   void checkQuantize(CallExpr &c);
   void checkBitcast(CallExpr &c);
+  void checkWithLayout(CallExpr &c);
   void checkDequantize(CallExpr &c);
   void checkReduction(CallExpr &c);
   void checkShapeBuiltin(CallExpr &c);

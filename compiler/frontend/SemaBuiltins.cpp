@@ -176,6 +176,8 @@ void Sema::checkBuiltin(CallExpr &c) {
     return checkQuantize(c);
   case Builtin::Bitcast:
     return checkBitcast(c);
+  case Builtin::WithLayout:
+    return checkWithLayout(c);
   case Builtin::DequantizeNvfp4:
   case Builtin::DequantizeMxfp4:
     return checkDequantize(c);
@@ -778,6 +780,66 @@ void Sema::checkBitcast(CallExpr &c) {
   }
   c.args.resize(1);
   c.type = x->type.withElem(to);
+}
+
+} // namespace megac::fe
+
+namespace megac::fe {
+
+// with_layout(x, spt0 = .., tpw0 = .., wpc0 = .., [order0 = ..], ...): x placed
+// in an explicit blocked layout, one entry per dimension of x for each of
+// spt, tpw and wpc; order defaults to the last dimension fastest. The
+// layout's own rules (32 lanes, the kernel's warps) are checked with the IR.
+void Sema::checkWithLayout(CallExpr &c) {
+  static const char *kFields[] = {"spt", "tpw", "wpc", "order"};
+  std::vector<std::string> names{"x"};
+  for (const char *f : kFields)
+    for (int d = 0; d < 3; ++d)
+      names.push_back(std::string(f) + std::to_string(d));
+  std::vector<const char *> cnames;
+  for (const std::string &n : names)
+    cnames.push_back(n.c_str());
+  if (!bindArgs(c, cnames, 1))
+    return;
+  ExprPtr &x = c.args[0].value;
+  checkExpr(x);
+  if (x->type.isInvalid())
+    return;
+  if (!x->type.isTile()) {
+    error(x->range, "with_layout places a tile, got " + x->type.str());
+    return;
+  }
+  size_t rank = x->type.rank();
+  std::vector<int64_t> layout;
+  for (size_t f = 0; f < 4; ++f)
+    for (size_t d = 0; d < 3; ++d) {
+      ExprPtr &v = c.args[1 + f * 3 + d].value;
+      std::string name = names[1 + f * 3 + d];
+      if (d >= rank) {
+        if (v) {
+          error(v->range, "'" + name + "' names a dimension " + x->type.str() + " does not have");
+          return;
+        }
+        continue;
+      }
+      if (!v) {
+        if (f == 3) { // order: the last dimension fastest
+          layout.push_back(int64_t(rank - 1 - d));
+          continue;
+        }
+        error(c.range, "with_layout of " + x->type.str() + " needs '" + name + "'",
+              "give spt, tpw and wpc for every dimension, e.g. with_layout(x, spt0 = 1, "
+              "spt1 = 4, tpw0 = 4, tpw1 = 8, wpc0 = 4, wpc1 = 1)");
+        return;
+      }
+      std::optional<int64_t> value = constInt(v, name.c_str());
+      if (!value)
+        return;
+      layout.push_back(*value);
+    }
+  c.layout = layout;
+  c.type = x->type;
+  c.args.resize(1);
 }
 
 } // namespace megac::fe

@@ -1,6 +1,7 @@
 #include "IRGen.h"
 
 #include "Tile/IR/TileDialect.h"
+#include "Tile/Layout/BlockedLayout.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -120,6 +121,7 @@ private:
   llvm::DenseMap<const fe::VarDecl *, Value> vars;
   bool failed_ = false;
   bool returned = false; // the current block ended with `return;`
+  int64_t numWarps = 4;  // of the kernel being emitted
 };
 
 OwningOpRef<ModuleOp> IRGen::run(const fe::Module &module) {
@@ -152,6 +154,7 @@ LogicalResult IRGen::emitKernel(const fe::KernelDecl &k,
                                 ModuleOp module) {
   vars.clear();
   returned = false;
+  this->numWarps = numWarps;
   SmallVector<Type> params;
   for (const fe::ParamDecl &p : k.params)
     params.push_back(toMLIR(p.var->type));
@@ -752,6 +755,34 @@ Value IRGen::emitCall(const fe::CallExpr &e) {
                                         b.getI32IntegerAttr(e.axis));
   case B::Bitcast:
     return b.create<arith::BitcastOp>(l, result, x);
+  case B::WithLayout: {
+    // Checked with the rules the #tile.blocked verifier applies, plus the
+    // kernel's warp count, so a mistake is reported at the call.
+    size_t rank = e.layout.size() / 4;
+    megac::layout::Blocked blocked;
+    auto part = [&](int k) {
+      return std::vector<unsigned>(e.layout.begin() + k * rank,
+                                   e.layout.begin() + (k + 1) * rank);
+    };
+    for (int64_t v : e.layout)
+      if (v < 0 || v > 4096)
+        return fail(e.range, "invalid layout: entries must be between 0 and 4096"), nullptr;
+    blocked = {part(0), part(1), part(2), part(3)};
+    std::string why = blocked.validate();
+    if (!why.empty())
+      return fail(e.range, "invalid layout: " + why), nullptr;
+    if (int64_t(blocked.numWarps()) != numWarps)
+      return fail(e.range, "invalid layout: wpc multiplies to " +
+                               std::to_string(blocked.numWarps()) + " warps but the kernel has " +
+                               std::to_string(numWarps)),
+             nullptr;
+    auto type = cast<RankedTensorType>(x.getType());
+    auto encoding = tile::BlockedEncodingAttr::get(&ctx, blocked.sizePerThread,
+                                                   blocked.threadsPerWarp,
+                                                   blocked.warpsPerCTA, blocked.order);
+    return b.create<tile::ConvertLayoutOp>(
+        l, RankedTensorType::get(type.getShape(), type.getElementType(), encoding), x);
+  }
   case B::QuantizeNvfp4:
   case B::Nvfp4Scales:
   case B::QuantizeMxfp4:
