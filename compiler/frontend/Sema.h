@@ -131,6 +131,7 @@ private:
   void checkWhere(CallExpr &c);
   void checkCdiv(CallExpr &c);
   void checkQuantize(CallExpr &c);
+  bool checkGlobalScale(ExprPtr &gs);
   void checkBitcast(CallExpr &c);
   void checkWithLayout(CallExpr &c);
   void checkDequantize(CallExpr &c);

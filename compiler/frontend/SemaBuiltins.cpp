@@ -660,6 +660,16 @@ static int64_t fp4Block(Builtin b) {
 
 static bool isNvfp4(Builtin b) { return fp4Block(b) == 16; }
 
+// NVFP4's global scale: an f32 scalar (an untyped literal becomes one).
+bool Sema::checkGlobalScale(ExprPtr &gs) {
+  if (gs->type.isUntyped())
+    adapt(gs, {ScalarKind::F32, false});
+  if (gs->type.isScalar() && gs->type.elem == ElementType{ScalarKind::F32, false})
+    return true;
+  error(gs->range, "the global scale must be an f32 scalar, got " + gs->type.str());
+  return false;
+}
+
 void Sema::checkQuantize(CallExpr &c) {
   bool nv = isNvfp4(c.builtin);
   if (!(nv ? bindArgs(c, {"x", "gs"}, 2) : bindArgs(c, {"x"}, 1)))
@@ -685,13 +695,8 @@ void Sema::checkQuantize(CallExpr &c) {
     return;
   }
   if (nv) {
-    ExprPtr &gs = c.args[1].value;
-    if (gs->type.isUntyped())
-      adapt(gs, {ScalarKind::F32, false});
-    if (!gs->type.isScalar() || gs->type.elem != ElementType{ScalarKind::F32, false}) {
-      error(gs->range, "the global scale must be an f32 scalar, got " + gs->type.str());
+    if (!checkGlobalScale(c.args[1].value))
       return;
-    }
   }
   std::vector<int64_t> shape = x->type.shape;
   bool values = c.builtin == Builtin::QuantizeNvfp4 || c.builtin == Builtin::QuantizeMxfp4;
@@ -729,13 +734,8 @@ void Sema::checkDequantize(CallExpr &c) {
     return;
   }
   if (nv) {
-    ExprPtr &gs = c.args[2].value;
-    if (gs->type.isUntyped())
-      adapt(gs, {ScalarKind::F32, false});
-    if (!gs->type.isScalar() || gs->type.elem != ElementType{ScalarKind::F32, false}) {
-      error(gs->range, "the global scale must be an f32 scalar, got " + gs->type.str());
+    if (!checkGlobalScale(c.args[2].value))
       return;
-    }
   }
   c.type = Type::value({ScalarKind::F32, false}, shape);
 }
