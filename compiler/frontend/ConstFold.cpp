@@ -12,6 +12,24 @@ static FoldResult fail(std::string why) {
   return {std::nullopt, std::move(why)};
 }
 
+// The six comparisons, for integers and floats alike.
+template <class T> static bool compare(BinaryOp op, T a, T b) {
+  switch (op) {
+  case BinaryOp::Eq:
+    return a == b;
+  case BinaryOp::Ne:
+    return a != b;
+  case BinaryOp::Lt:
+    return a < b;
+  case BinaryOp::Le:
+    return a <= b;
+  case BinaryOp::Gt:
+    return a > b;
+  default:
+    return a >= b;
+  }
+}
+
 static FoldResult foldInt(BinaryOp op, int64_t a, int64_t b) {
   int64_t r = 0;
   switch (op) {
@@ -50,17 +68,12 @@ static FoldResult foldInt(BinaryOp op, int64_t a, int64_t b) {
   case BinaryOp::BitXor:
     return ok(ConstValue::ofInt(a ^ b));
   case BinaryOp::Eq:
-    return ok(ConstValue::ofBool(a == b));
   case BinaryOp::Ne:
-    return ok(ConstValue::ofBool(a != b));
   case BinaryOp::Lt:
-    return ok(ConstValue::ofBool(a < b));
   case BinaryOp::Le:
-    return ok(ConstValue::ofBool(a <= b));
   case BinaryOp::Gt:
-    return ok(ConstValue::ofBool(a > b));
   case BinaryOp::Ge:
-    return ok(ConstValue::ofBool(a >= b));
+    return ok(ConstValue::ofBool(compare(op, a, b)));
   default:
     return fail(std::string("'") + binaryOpSpelling(op) +
                 "' does not apply to integers");
@@ -80,17 +93,12 @@ static FoldResult foldFloat(BinaryOp op, double a, double b) {
   case BinaryOp::Rem:
     return ok(ConstValue::ofFloat(std::fmod(a, b)));
   case BinaryOp::Eq:
-    return ok(ConstValue::ofBool(a == b));
   case BinaryOp::Ne:
-    return ok(ConstValue::ofBool(a != b));
   case BinaryOp::Lt:
-    return ok(ConstValue::ofBool(a < b));
   case BinaryOp::Le:
-    return ok(ConstValue::ofBool(a <= b));
   case BinaryOp::Gt:
-    return ok(ConstValue::ofBool(a > b));
   case BinaryOp::Ge:
-    return ok(ConstValue::ofBool(a >= b));
+    return ok(ConstValue::ofBool(compare(op, a, b)));
   default:
     return fail(std::string("'") + binaryOpSpelling(op) +
                 "' does not apply to floats");
