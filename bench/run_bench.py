@@ -83,13 +83,14 @@ def megac_impl(name, bundles):
     if not bundles:
         return None
     sys.path.insert(0, os.path.join(ROOT, "test", "gpu"))
-    import megac
-    from run_gpu_tests import find_bundles, launch_args
+    from megac import reference
+    from run_gpu_tests import find_bundles, load_launcher
     found, _ = find_bundles(bundles)
-    if name not in found:
+    ref_kernel = reference.get(name)
+    if ref_kernel.launches[0] not in found:
         return None
-    kernel = megac.load(found[name]).kernel(name)
-    return lambda a: kernel(**launch_args(kernel, a))
+    launcher = load_launcher(ref_kernel, found, {})
+    return lambda a: launcher(**a)
 
 
 def check_impl(fn, ref_kernel, shape):

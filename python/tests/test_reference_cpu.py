@@ -136,3 +136,13 @@ def test_gdn_core_detects_a_wrong_state():
     args["S"] = ref["S"].clone()
     args["S"][int(args["slot"][0])] += 1e-3
     assert not all(r.ok for r in run_checks(k.checks, args, ref))
+
+
+def test_attention_split_plan_covers_every_page_and_fills_the_gpu():
+    from megac.reference import attn_decode_cp as a
+    for B, T, Hq, pages in [(1, 1, 8, 1), (1, 1, 8, 64), (32, 1, 8, 512), (4, 1, 8, 2048), (32, 8, 8, 512)]:
+        split_pages, nsplit = a.split_plan(B, T, Hq, pages, sms=132)
+        assert split_pages >= 1 and nsplit == a.cdiv(pages, split_pages)
+        assert (nsplit - 1) * split_pages < pages <= nsplit * split_pages   # no split starts past the table
+        programs = B * (Hq // 4) * T * nsplit
+        assert programs >= min(4 * 132, B * (Hq // 4) * T * pages) // 2   # long contexts get more splits

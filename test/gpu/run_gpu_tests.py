@@ -57,6 +57,39 @@ def launch_args(kernel, args):
     return {p["name"]: args[p["name"]] for p in kernel.params if p["name"] in args}
 
 
+class Launcher:
+    """Calls the megac kernels of a reference in order (ref_kernel.launches), each with its arguments bound
+    by name from the same dict; `params` is the union of their parameters (the first kernel's first)."""
+
+    def __init__(self, kernels):
+        self.kernels = kernels
+        self.name = "+".join(k.name for k in kernels)
+        seen, self.params = set(), []
+        for k in kernels:
+            for p in k.params:
+                if p["name"] not in seen:
+                    seen.add(p["name"])
+                    self.params.append(p)
+
+    def __call__(self, **args):
+        for k in self.kernels:
+            k(**launch_args(k, args))
+
+
+def load_launcher(ref_kernel, bundles, modules):
+    """The Launcher of a reference's kernels from the bundles ({kernel name: path}); `modules` caches loads.
+    KeyError names a kernel no bundle has."""
+    import megac
+    kernels = []
+    for name in ref_kernel.launches:
+        if name not in bundles:
+            raise KeyError(f"no bundle has kernel '{name}' (needed by '{ref_kernel.name}')")
+        if bundles[name] not in modules:
+            modules[bundles[name]] = megac.load(bundles[name])
+        kernels.append(modules[bundles[name]].kernel(name))
+    return Launcher(kernels)
+
+
 def outputs_of(ref_kernel):
     return [n for n in ref_kernel.checks]
 
@@ -68,7 +101,7 @@ def run_once(torch, testing, kernel, ref_kernel, args, pristine, byte):
     for name in outputs_of(ref_kernel):
         if name not in ref_kernel.inplace:
             testing.poison(args[name], byte)
-    kernel(**launch_args(kernel, args))
+    kernel(**args)
     torch.cuda.synchronize()
     return {n: args[n].clone() for n in outputs_of(ref_kernel)}
 
@@ -121,17 +154,20 @@ def main():
     modules = {}
     for name in wanted:
         entry = results["kernels"][name] = {}
-        if name not in bundles:
-            entry["status"] = "not built"
-            if name in problems:
-                entry["status"], entry["error"] = "error", problems[name]
-            continue
         try:
             ref_kernel = reference.get(name)
-            path = bundles[name]
-            if path not in modules:
-                modules[path] = megac.load(path)
-            kernel = modules[path].kernel(name)
+        except Exception as e:
+            entry.update(status="error", error=f"{type(e).__name__}: {e}")
+            continue
+        first = ref_kernel.launches[0]
+        if first not in bundles:
+            entry["status"] = "not built"
+            if first in problems:
+                entry["status"], entry["error"] = "error", problems[first]
+            continue
+        try:
+            path = bundles[first]
+            kernel = load_launcher(ref_kernel, bundles, modules)
         except Exception as e:
             entry.update(status="error", error=f"{type(e).__name__}: {e}")
             continue

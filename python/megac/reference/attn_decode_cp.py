@@ -6,6 +6,10 @@ Variants: attn_decode_q1 (q [B, Hq, 256]) and attn_decode_verify (q [B, T, Hq, 2
 < seq_len - T + t + 1, i.e. causal among the T draft tokens that are the last T of the context).
 Output o = attention * sigmoid(gate), bf16. The reference computes attention directly in float64;
 `split_merge` is the split + merge formulation the kernel uses, and must agree with it (tested).
+
+The megac kernels run in two launches (LAUNCHES): attn_split_* writes each split's partial output and
+log-sum-exp to a float32 workspace (o_part, lse_part), attn_merge_* combines them. `split_plan` is the host's
+choice of split size: enough programs to fill the GPU, at least one page per split.
 """
 import math
 
@@ -45,6 +49,22 @@ def split_merge(q, K, V, n_splits, mask=None):
     lse = Mx + torch.log(torch.exp(lse_s - Mx).sum(0))
     o = (torch.exp(lse_s - lse)[..., None] * torch.stack(outs)).sum(0)
     return o, lse
+
+
+def split_plan(B, T, Hq, max_pages, sms=132, rows_per_program=4, waves=4):
+    """(split_pages, nsplit): pages per split and splits per request row, so that the split kernel's
+    B * (Hq / 4) * T * nsplit programs make about `waves` waves over the SMs (one program per SM fits).
+    Uses only shapes, never lengths on the device, so a launch sequence can be captured in a CUDA graph."""
+    programs = B * (Hq // rows_per_program) * T
+    want = max(1, cdiv(waves * sms, programs))
+    split_pages = max(1, cdiv(max_pages, want))
+    return split_pages, cdiv(max_pages, split_pages)
+
+
+def _sm_count(device):
+    if str(device).startswith("cuda") and torch.cuda.is_available():
+        return torch.cuda.get_device_properties(device).multi_processor_count
+    return 132  # the H200's count, for CPU-side tests
 
 
 def gather_kv(cache, page_table_row, L):
@@ -94,6 +114,11 @@ def _make(name, verify):
                     k_cache=randn((total * PAGE, Hkv, D), g, device), v_cache=randn((total * PAGE, Hkv, D), g, device),
                     page_table=table, seq_lens=lens, o=torch.empty(qshape, device=device, dtype=torch.bfloat16),
                     B=B, Hq=Hq, Hkv=Hkv, max_pages=max_pages, page_size=PAGE)
+        split_pages, nsplit = split_plan(B, T or 1, Hq, max_pages, _sm_count(device))
+        rows = (B, T, Hq) if verify else (B, Hq)
+        args.update(split_pages=split_pages, nsplit=nsplit,  # the workspace of the two-launch kernel
+                    o_part=torch.empty(rows + (nsplit, D), device=device, dtype=torch.float32),
+                    lse_part=torch.empty(rows + (nsplit,), device=device, dtype=torch.float32))
         if verify:
             args["T"] = T
         return args
@@ -123,7 +148,9 @@ def _make(name, verify):
         shapes = [dict(B=b, ctx=c, Hq=hq, Hkv=hk) for hq, hk in heads for b in (1, 4, 32) for c in ctxs] + \
                  [dict(B=b, ctx=131072, Hq=8, Hkv=1) for b in (1, 4)] + [dict(B=32, ctx=32768, Hq=4, Hkv=1)]
         bench = [dict(B=b, ctx=c, Hq=8, Hkv=1) for b in (1, 8, 32) for c in (4096, 32768, 131072) if b * c <= 2**20]
-    return Kernel(name, shapes, bench, inputs, reference, {"o": Close(2e-2, 2e-2)}, bytes_moved)
+    suffix = "verify" if verify else "q1"
+    return Kernel(name, shapes, bench, inputs, reference, {"o": Close(2e-2, 2e-2)}, bytes_moved,
+                  launches=(f"attn_split_{suffix}", f"attn_merge_{suffix}"))
 
 
 VARIANTS = {"attn_decode_q1": _make("attn_decode_q1", False),

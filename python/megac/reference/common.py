@@ -12,6 +12,8 @@ kernel by the parameter names in its bundle manifest:
   CHECKS            {output name: Close | Bytes | callable(out, ref, args) -> Report}
   INPLACE           names of tensors that are read and updated (not poisoned; restored between runs)
   bytes_moved(**shape) -> the fewest DRAM bytes the kernel must move (for GB/s)
+  LAUNCHES          optional: the megac kernels to launch in order, each with its arguments bound by name
+                    (default: the one kernel NAME); the first one names the bundle
 """
 import torch
 
@@ -92,12 +94,14 @@ def nbytes(*tensors):
 class Kernel:
     """One kernel's reference bundle (see the module docstring); modules with variants build several."""
 
-    def __init__(self, name, shapes, bench_shapes, inputs, reference, checks, bytes_moved, inplace=()):
+    def __init__(self, name, shapes, bench_shapes, inputs, reference, checks, bytes_moved, inplace=(),
+                 launches=None):
         self.name, self.shapes, self.bench_shapes = name, shapes, bench_shapes
         self.inputs, self.reference, self.checks = inputs, reference, checks
         self.bytes_moved, self.inplace = bytes_moved, tuple(inplace)
+        self.launches = tuple(launches or (name,))
 
     @classmethod
     def from_module(cls, m):
         return cls(m.NAME, m.SHAPES, m.BENCH_SHAPES, m.inputs, m.reference, m.CHECKS, m.bytes_moved,
-                   getattr(m, "INPLACE", ()))
+                   getattr(m, "INPLACE", ()), getattr(m, "LAUNCHES", None))
