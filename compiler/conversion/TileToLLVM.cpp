@@ -1159,13 +1159,21 @@ struct IROps {
   Location loc;
   Value abs(Value x) { return b.create<math::AbsFOp>(loc, x); }
   Value i8(int v) { return b.create<arith::ConstantIntOp>(loc, b.getI8Type(), v); }
-  Value above(Value x, float bound, bool inclusive) {
-    Value c = b.create<arith::ConstantOp>(loc, b.getF32Type(), b.getF32FloatAttr(bound));
-    return b.create<arith::CmpFOp>(
-        loc, inclusive ? arith::CmpFPredicate::OGE : arith::CmpFPredicate::OGT, x, c);
+  Value f32(float v) {
+    return b.create<arith::ConstantOp>(loc, b.getF32Type(), b.getF32FloatAttr(v));
   }
-  Value zext8(Value bit) { return b.create<arith::ExtUIOp>(loc, b.getI8Type(), bit); }
-  Value add8(Value x, Value y) { return b.create<arith::AddIOp>(loc, x, y); }
+  Value minf(Value x, float bound) { return b.create<arith::MinNumFOp>(loc, x, f32(bound)); }
+  Value below(Value x, float bound) {
+    return b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OLT, x, f32(bound));
+  }
+  Value select(Value c, Value x, Value y) { return b.create<arith::SelectOp>(loc, c, x, y); }
+  Value fma(Value x, Value y, Value z) { return b.create<math::FmaOp>(loc, x, y, z); }
+  Value low3(Value x) {
+    Value bits = b.create<arith::BitcastOp>(loc, b.getI32Type(), x);
+    Value low = b.create<arith::AndIOp>(
+        loc, bits, b.create<arith::ConstantIntOp>(loc, b.getI32Type(), 7));
+    return b.create<arith::TruncIOp>(loc, b.getI8Type(), low);
+  }
   Value signBit8(Value x) {
     Value bits = b.create<arith::BitcastOp>(loc, b.getI32Type(), x);
     Value sign = b.create<arith::ShRUIOp>(

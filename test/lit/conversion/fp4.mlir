@@ -9,30 +9,28 @@
 // HW-NOT: llvm.fcmp
 // HW: llvm.return
 
-// sm_90a has no FP4 conversion: the exact software rounding compares |x|
-// against the 7 midpoints of {0, .5, 1, 1.5, 2, 3, 4, 6} (ties to even: > on
-// odd-to-even steps, >= on even-to-odd), maps NaN to the saturated code 7
-// and ors in the sign bit (bit 3).
+// sm_90a has no FP4 conversion: the exact software rounding (Tile/Quant/E2M1.h)
+// saturates a = min(|x|, 6) (NaN -> 6), picks the binade of the grid with two
+// compares, and rounds with one fma: a * {2, 1, .5} + 1.5 * 2^23 + {0, 2, 4}
+// leaves the code in the low 3 bits; then ors in the sign bit (bit 3). No
+// compare chain over the 7 midpoints.
 // SW-LABEL: llvm.func @to_fp4
 // SW-NOT: nvvm.convert
 // SW: %[[AX:.*]] = llvm.intr.fabs(%[[X:.*]]) : (f32) -> f32
-// SW: %[[B0:.*]] = llvm.mlir.constant(2.500000e-01 : f32) : f32
-// SW-NEXT: llvm.fcmp "ogt" %[[AX]], %[[B0]] : f32
-// SW: %[[B1:.*]] = llvm.mlir.constant(7.500000e-01 : f32) : f32
-// SW-NEXT: llvm.fcmp "oge" %[[AX]], %[[B1]] : f32
-// SW: %[[B2:.*]] = llvm.mlir.constant(1.250000e+00 : f32) : f32
-// SW-NEXT: llvm.fcmp "ogt" %[[AX]], %[[B2]] : f32
-// SW: %[[B3:.*]] = llvm.mlir.constant(1.750000e+00 : f32) : f32
-// SW-NEXT: llvm.fcmp "oge" %[[AX]], %[[B3]] : f32
-// SW: %[[B4:.*]] = llvm.mlir.constant(2.500000e+00 : f32) : f32
-// SW-NEXT: llvm.fcmp "ogt" %[[AX]], %[[B4]] : f32
-// SW: %[[B5:.*]] = llvm.mlir.constant(3.500000e+00 : f32) : f32
-// SW-NEXT: llvm.fcmp "oge" %[[AX]], %[[B5]] : f32
-// SW: %[[B6:.*]] = llvm.mlir.constant(5.000000e+00 : f32) : f32
-// SW-NEXT: llvm.fcmp "ogt" %[[AX]], %[[B6]] : f32
+// SW: %[[A:.*]] = llvm.intr.minnum(%[[AX]], %{{.*}}) : (f32, f32) -> f32
+// SW: %[[LOW:.*]] = llvm.fcmp "olt" %[[A]], %{{.*}} : f32
+// SW: %[[MID:.*]] = llvm.fcmp "olt" %[[A]], %{{.*}} : f32
+// SW: %[[S:.*]] = llvm.select %[[LOW]], %{{.*}}, %{{.*}} : i1, f32
+// SW: llvm.mlir.constant(0x4B400004 : f32) : f32
+// SW: llvm.mlir.constant(0x4B400002 : f32) : f32
+// SW: %[[M:.*]] = llvm.select %[[LOW]], %{{.*}}, %{{.*}} : i1, f32
+// SW-NEXT: %[[R:.*]] = llvm.intr.fma(%[[A]], %[[S]], %[[M]]) : (f32, f32, f32) -> f32
+// SW-NEXT: %[[RB:.*]] = llvm.bitcast %[[R]] : f32 to i32
+// SW: llvm.and %[[RB]], %{{.*}} : i32
 // SW: llvm.bitcast %[[X]] : f32 to i32
 // SW: llvm.lshr %{{.*}}, %{{.*}} : i32
 // SW: llvm.or %{{.*}}, %{{.*}} : i8
+// SW-NOT: llvm.fcmp "ogt"
 // SW: llvm.return
 func.func @to_fp4(%x: !tile.ptr<f32> {tile.alignment = 16 : i64}, %y: !tile.ptr<f4E2M1FN> {tile.alignment = 16 : i64}) attributes {tile.kernel, tile.num_warps = 4 : i32} {
   %r = tile.arange 0, 512 : tensor<512xi32>
