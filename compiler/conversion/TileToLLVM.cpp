@@ -257,7 +257,8 @@ private:
   LogicalResult lowerIf(scf::IfOp op);
   Value combine(StringRef kind, Value a, Value b);
 
-  Value softwareF4(Value x); // exact E2M1 rounding for targets without cvt
+  Value softwareF4(Value x); // exact E2M1 rounding for targets without cvt: i32 code
+  Value softwareF4Pair(Value lo, Value hi); // two codes in a byte, lo in the low nibble
 
   func::FuncOp func;
   const Target &target;
@@ -1168,25 +1169,26 @@ struct IROps {
   }
   Value select(Value c, Value x, Value y) { return b.create<arith::SelectOp>(loc, c, x, y); }
   Value fma(Value x, Value y, Value z) { return b.create<math::FmaOp>(loc, x, y, z); }
-  Value low3(Value x) {
-    Value bits = b.create<arith::BitcastOp>(loc, b.getI32Type(), x);
-    Value low = b.create<arith::AndIOp>(
-        loc, bits, b.create<arith::ConstantIntOp>(loc, b.getI32Type(), 7));
-    return b.create<arith::TruncIOp>(loc, b.getI8Type(), low);
+  Value i32(int v) { return b.create<arith::ConstantIntOp>(loc, b.getI32Type(), v); }
+  Value bits(Value x) { return b.create<arith::BitcastOp>(loc, b.getI32Type(), x); }
+  Value low3(Value x) { return b.create<arith::AndIOp>(loc, bits(x), i32(7)); }
+  Value sign8(Value x) {
+    return b.create<arith::AndIOp>(loc, b.create<arith::ShRUIOp>(loc, bits(x), i32(28)), i32(8));
   }
-  Value signBit8(Value x) {
-    Value bits = b.create<arith::BitcastOp>(loc, b.getI32Type(), x);
-    Value sign = b.create<arith::ShRUIOp>(
-        loc, bits, b.create<arith::ConstantIntOp>(loc, b.getI32Type(), 31));
-    return b.create<arith::TruncIOp>(loc, b.getI8Type(), sign);
-  }
-  Value shl8(Value x, int n) { return b.create<arith::ShLIOp>(loc, x, i8(n)); }
-  Value or8(Value x, Value y) { return b.create<arith::OrIOp>(loc, x, y); }
+  Value or32(Value x, Value y) { return b.create<arith::OrIOp>(loc, x, y); }
 };
 
 Value KernelLowering::softwareF4(Value x) {
   IROps ops{b, loc};
   return quant::e2m1Code(ops, x);
+}
+
+Value KernelLowering::softwareF4Pair(Value lo, Value hi) {
+  IROps ops{b, loc};
+  Value low = quant::e2m1Code(ops, lo);
+  Value high = quant::e2m1Code(ops, hi);
+  Value byte = ops.or32(low, b.create<arith::ShLIOp>(loc, high, ops.i32(4)));
+  return b.create<arith::TruncIOp>(loc, b.getI8Type(), byte);
 }
 
 // An E4M3 byte as f32, exactly (through cvt.rn.f16x2.e4m3x2).
@@ -1276,9 +1278,7 @@ LogicalResult KernelLowering::lowerQuantize(QuantizeOp op) {
       if (target.fp4Convert) {
         byte = nvvm::f32x2ToF4x2(b, loc, hi, lo); // saturates like the clamp
       } else {
-        byte = b.create<arith::OrIOp>(
-            loc, softwareF4(lo),
-            b.create<arith::ShLIOp>(loc, softwareF4(hi), b.create<arith::ConstantIntOp>(loc, i8, 4)));
+        byte = softwareF4Pair(lo, hi);
       }
       packedRegs.push_back(byte);
     }
@@ -1369,9 +1369,9 @@ LogicalResult KernelLowering::lowerNarrowTrunc(Operation *op, Value src,
         out.push_back(b.create<arith::ShRUIOp>(
             loc, pair, b.create<arith::ConstantIntOp>(loc, i8, 4)));
     } else {
-      out.push_back(softwareF4(lo));
+      out.push_back(b.create<arith::TruncIOp>(loc, i8, softwareF4(lo)));
       if (i + 1 < in.size())
-        out.push_back(softwareF4(hi));
+        out.push_back(b.create<arith::TruncIOp>(loc, i8, softwareF4(hi)));
     }
   }
   values[op->getResult(0)] = out;

@@ -25,11 +25,13 @@
 // SW: llvm.mlir.constant(0x4B400002 : f32) : f32
 // SW: %[[M:.*]] = llvm.select %[[LOW]], %{{.*}}, %{{.*}} : i1, f32
 // SW-NEXT: %[[R:.*]] = llvm.intr.fma(%[[A]], %[[S]], %[[M]]) : (f32, f32, f32) -> f32
-// SW-NEXT: %[[RB:.*]] = llvm.bitcast %[[R]] : f32 to i32
-// SW: llvm.and %[[RB]], %{{.*}} : i32
+// SW: %[[RB:.*]] = llvm.bitcast %[[R]] : f32 to i32
+// SW: %[[CODE:.*]] = llvm.and %[[RB]], %{{.*}} : i32
 // SW: llvm.bitcast %[[X]] : f32 to i32
 // SW: llvm.lshr %{{.*}}, %{{.*}} : i32
-// SW: llvm.or %{{.*}}, %{{.*}} : i8
+// SW: %[[SIGN:.*]] = llvm.and %{{.*}}, %{{.*}} : i32
+// SW-NEXT: %[[C:.*]] = llvm.or %[[CODE]], %[[SIGN]] : i32
+// SW-NEXT: llvm.trunc %[[C]] : i32 to i8
 // SW-NOT: llvm.fcmp "ogt"
 // SW: llvm.return
 func.func @to_fp4(%x: !tile.ptr<f32> {tile.alignment = 16 : i64}, %y: !tile.ptr<f4E2M1FN> {tile.alignment = 16 : i64}) attributes {tile.kernel, tile.num_warps = 4 : i32} {

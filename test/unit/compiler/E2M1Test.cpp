@@ -28,9 +28,8 @@ struct Eval {
     std::memcpy(&bits, &x.f, 4);
     return {0, int(bits & 7)};
   }
-  Value signBit8(Value x) { return {0, std::signbit(x.f) ? 1 : 0}; }
-  Value shl8(Value x, int n) { return {0, (x.i << n) & 0xff}; }
-  Value or8(Value a, Value b) { return {0, a.i | b.i}; }
+  Value sign8(Value x) { return {0, std::signbit(x.f) ? 8 : 0}; }
+  Value or32(Value a, Value b) { return {0, a.i | b.i}; }
 };
 
 // The definition: the nearest of {0, .5, 1, 1.5, 2, 3, 4, 6} to |x|, with

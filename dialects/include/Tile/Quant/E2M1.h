@@ -25,12 +25,12 @@ namespace megac::quant {
 inline constexpr float kIntegerMagic = 12582912.0f;
 
 /// Ops must provide: Value abs(Value f32), Value minf(Value f32, float) (the
-/// number when one operand is NaN),
-/// Value below(Value f32, float) -> i1, Value f32(float), Value select(Value
-/// i1, Value, Value), Value fma(Value, Value, Value) (one rounding, to
-/// nearest even), Value low3(Value f32) -> i8 (bits 0..2 of the f32's bit
-/// pattern), Value signBit8(Value f32) -> i8 (0 or 1), Value shl8(Value, int),
-/// Value or8(Value, Value).
+/// number when one operand is NaN), Value below(Value f32, float) -> i1,
+/// Value f32(float), Value select(Value i1, Value, Value), Value fma(Value,
+/// Value, Value) (one rounding, to nearest even), Value low3(Value f32) -> i32
+/// (bits 0..2 of the f32's bit pattern), Value sign8(Value f32) -> i32 (8
+/// when the sign bit is set, else 0), Value or32(Value, Value). The code is an
+/// i32 so that packing two codes into a byte stays in 32-bit registers.
 template <class Ops>
 typename Ops::Value e2m1Code(Ops &ops, typename Ops::Value x) {
   using V = typename Ops::Value;
@@ -41,8 +41,9 @@ typename Ops::Value e2m1Code(Ops &ops, typename Ops::Value x) {
   V magic = ops.select(low, ops.f32(kIntegerMagic),
                        ops.select(mid, ops.f32(kIntegerMagic + 2.0f),
                                   ops.f32(kIntegerMagic + 4.0f)));
-  V code = ops.low3(ops.fma(a, scale, magic));
-  return ops.or8(code, ops.shl8(ops.signBit8(x), 3));
+  V code = ops.low3(ops.fma(a, scale, magic)); // (statements fix the IR order)
+  V sign = ops.sign8(x);
+  return ops.or32(code, sign);
 }
 
 } // namespace megac::quant
