@@ -230,6 +230,76 @@ void buildManifest(const fe::Module &mod, const CompileResult &result,
   }
 }
 
+/// The launch interface of a kernel as the manifest spells it: (what, expr)
+/// for the grid and the parameter shapes. A variant must keep it (one
+/// manifest entry per kernel).
+std::vector<std::pair<std::string, std::string>>
+launchInterface(const fe::KernelDecl &k) {
+  std::vector<std::pair<std::string, std::string>> parts;
+  for (const fe::ExprPtr &g : k.grid)
+    parts.emplace_back("grid", fe::manifestExpr(*g));
+  for (const fe::ParamDecl &p : k.params)
+    for (const fe::ExprPtr &d : p.shape)
+      parts.emplace_back("shape of '" + p.var->name + "'", fe::manifestExpr(*d));
+  return parts;
+}
+
+std::string describeConstants(const fe::Variant &v) {
+  std::string text;
+  for (const auto &[name, value] : v.constants)
+    text += (text.empty() ? "" : ", ") + name + " = " + std::to_string(value);
+  return text;
+}
+
+/// Variants that give constants other values (`@variant(small, BLOCK =
+/// 2048, ...)`) are analyzed again with those values, like -D; their kernels
+/// go into `bodies` (kept alive by `keep`). False after an error.
+bool specializeVariants(const fe::Module &mod, const std::string &path,
+                        const fe::Defines &defines, fe::SourceManager &sm,
+                        fe::DiagnosticEngine &diags,
+                        std::vector<std::unique_ptr<fe::Module>> &keep,
+                        VariantBodies &bodies) {
+  bool ok = true;
+  for (const fe::KernelDecl &k : mod.kernels())
+    for (const fe::Variant &v : k.variants) {
+      if (v.constants.empty())
+        continue;
+      fe::Defines withVariant = defines;
+      for (const auto &[name, value] : v.constants)
+        withVariant[name] = std::to_string(value);
+      std::string what = "variant '" + v.name + "' (" + describeConstants(v) + ")";
+      fe::DiagnosticEngine local(sm);
+      std::unique_ptr<fe::Module> spec =
+          fe::parseAndAnalyze(sm, path, withVariant, local);
+      if (!spec || local.hasErrors()) {
+        for (const fe::Diagnostic &d : local.diagnostics())
+          if (d.severity == fe::Severity::Error)
+            diags.error(d.range, "in " + what + ": " + d.message, d.hint);
+        diags.note(v.range, what + " is declared here");
+        ok = false;
+        continue;
+      }
+      const fe::KernelDecl *body = nullptr;
+      for (const fe::KernelDecl &other : spec->kernels())
+        if (other.name == k.name)
+          body = &other;
+      auto before = launchInterface(k), after = launchInterface(*body);
+      for (size_t i = 0; i < before.size(); ++i)
+        if (before[i] != after[i]) {
+          diags.error(v.range,
+                      what + " changes the " + before[i].first + " '" +
+                          before[i].second + "' to '" + after[i].second + "'",
+                      "a variant's constants may change the kernel body only; the grid "
+                      "and parameter shapes are the kernel's (one manifest entry)");
+          ok = false;
+          break;
+        }
+      bodies[variantSymbol(k.name, v.name)] = body;
+      keep.push_back(std::move(spec));
+    }
+  return ok;
+}
+
 } // namespace
 
 const char *compilerVersion() { return MEGAC_VERSION_STRING; }
@@ -292,7 +362,12 @@ CompileResult compile(const CompileOptions &options) {
   ctx.printOpOnDiagnostic(false);
   DiagnosticBridge bridge(ctx, sm, diags);
 
-  OwningOpRef<ModuleOp> tileModule = emitTileIR(ctx, *mod, sm);
+  std::vector<std::unique_ptr<fe::Module>> specialized;
+  VariantBodies variantBodies;
+  if (!specializeVariants(*mod, options.path, options.defines, sm, diags,
+                          specialized, variantBodies))
+    return finish();
+  OwningOpRef<ModuleOp> tileModule = emitTileIR(ctx, *mod, sm, variantBodies);
   if (!tileModule || diags.hasErrors())
     return finish();
   if (failed(verify(*tileModule)))

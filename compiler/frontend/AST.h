@@ -477,6 +477,10 @@ struct Variant {
   SourceRange range;
   std::optional<int64_t> numWarps, maxnreg, minCtasPerSm;
   ExprPtr when; // null: always eligible
+  /// Constants (module constants or the kernel's compile-time params) with
+  /// other values in this variant, e.g. BLOCK = 2048: the driver compiles the
+  /// body again with them, like -D.
+  std::vector<std::pair<std::string, int64_t>> constants;
 };
 
 struct KernelDecl {

@@ -70,6 +70,8 @@ private:
   void checkKernel(KernelDecl &k);
   void checkParam(ParamDecl &p);
   void checkAttributes(KernelDecl &k);
+  bool isConstantName(const KernelDecl &k, const std::string &name) const;
+  void checkVariantConstant(Variant &v, CallArg &arg);
   void checkVariant(KernelDecl &k, AttributeSyntax &a);
   bool constIntArg(AttributeSyntax &a, int64_t lo, int64_t hi, int64_t &out);
   void checkLaunchExpr(ExprPtr &e, const char *what, bool wantBool);

@@ -276,6 +276,26 @@ void Sema::checkAttributes(KernelDecl &k) {
   }
 }
 
+bool Sema::isConstantName(const KernelDecl &k, const std::string &name) const {
+  auto g = globals_.find(name);
+  if (g != globals_.end() && g->second.constant)
+    return true;
+  for (const ConstantDecl &c : k.constParams)
+    if (c.name == name)
+      return true;
+  return false;
+}
+
+// `NAME = value` in a variant: an integer the constant takes in this
+// variant's body. Checking the body with it is the driver's second pass.
+void Sema::checkVariantConstant(Variant &v, CallArg &arg) {
+  for (const auto &[name, value] : v.constants)
+    if (name == arg.name)
+      error(arg.nameRange, "'" + arg.name + "' is set twice in this variant");
+  if (std::optional<int64_t> value = constInt(arg.value, "the value"))
+    v.constants.emplace_back(arg.name, *value);
+}
+
 void Sema::checkVariant(KernelDecl &k, AttributeSyntax &a) {
   auto *name = a.args.empty() || !a.args[0].name.empty()
                    ? nullptr
@@ -315,10 +335,15 @@ void Sema::checkVariant(KernelDecl &k, AttributeSyntax &a) {
                                        ? &v.minCtasPerSm
                                    : arg.name == "num_warps" ? &v.numWarps
                                                              : nullptr;
+    if (!slot && isConstantName(k, arg.name)) {
+      checkVariantConstant(v, arg);
+      continue;
+    }
     if (!slot) {
       error(arg.name.empty() ? arg.value->range : arg.nameRange,
             "@variant takes keywords maxnreg, min_ctas_per_sm, num_warps, "
-            "when");
+            "when, or the name of a constant to give another value",
+            "@variant(small, BLOCK = 2048, when = H <= 2048)");
       continue;
     }
     if (std::optional<int64_t> value = constInt(arg.value, "the value")) {

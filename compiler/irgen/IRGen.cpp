@@ -18,7 +18,7 @@ public:
   IRGen(MLIRContext &ctx, const fe::SourceManager &sm)
       : ctx(ctx), sm(sm), b(&ctx) {}
 
-  OwningOpRef<ModuleOp> run(const fe::Module &module);
+  OwningOpRef<ModuleOp> run(const fe::Module &module, const VariantBodies &bodies);
 
 private:
   // --- types and locations ----------------------------------------------------
@@ -124,7 +124,8 @@ private:
   int64_t numWarps = 4;  // of the kernel being emitted
 };
 
-OwningOpRef<ModuleOp> IRGen::run(const fe::Module &module) {
+OwningOpRef<ModuleOp> IRGen::run(const fe::Module &module,
+                                 const VariantBodies &bodies) {
   ctx.loadDialect<tile::TileDialect, arith::ArithDialect, math::MathDialect,
                   scf::SCFDialect, func::FuncDialect>();
   // Owned from here: an error below must not leak the partial module.
@@ -136,7 +137,9 @@ OwningOpRef<ModuleOp> IRGen::run(const fe::Module &module) {
                           *owned)))
       return nullptr;
     for (const fe::Variant &v : k.variants) {
-      if (failed(emitKernel(k, variantSymbol(k.name, v.name),
+      std::string symbol = variantSymbol(k.name, v.name);
+      auto own = bodies.find(symbol);
+      if (failed(emitKernel(own == bodies.end() ? k : *own->second, symbol,
                             v.numWarps.value_or(k.numWarps),
                             v.maxnreg ? v.maxnreg : k.maxnreg,
                             v.minCtasPerSm ? v.minCtasPerSm : k.minCtasPerSm,
@@ -827,8 +830,9 @@ std::string variantSymbol(const std::string &kernel, const std::string &variant)
 }
 
 OwningOpRef<ModuleOp> emitTileIR(MLIRContext &ctx, const fe::Module &module,
-                                 const fe::SourceManager &sm) {
-  return IRGen(ctx, sm).run(module);
+                                 const fe::SourceManager &sm,
+                                 const VariantBodies &bodies) {
+  return IRGen(ctx, sm).run(module, bodies);
 }
 
 } // namespace megac

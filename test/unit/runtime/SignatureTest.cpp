@@ -263,6 +263,24 @@ TEST(Signature, CapWindowVariantAtBoundaries) {
   EXPECT_EQ(sig.selectVariant(env, 301, 100), 1);
 }
 
+// A variant compiled with other constants (hop's BLOCK = 2048) is chosen by a
+// condition on a scalar parameter.
+TEST(Signature, VariantByScalarParameter) {
+  KernelInfo k = test::vectorAddKernel();
+  k.variants = {{"small", "vector_add__small", 0, 0, "n <= 2048"},
+                {"default", "vector_add", 0, 0, ""}};
+  KernelSignature sig(k);
+  auto variantFor = [&](int64_t n) {
+    auto args = vectorAddArgs(n);
+    LaunchConfig c;
+    sig.prepare(args.data(), args.size(), 132, nullptr, c);
+    return sig.info().variants[size_t(c.variant)].symbol;
+  };
+  EXPECT_EQ(variantFor(1024), "vector_add__small");
+  EXPECT_EQ(variantFor(2048), "vector_add__small");
+  EXPECT_EQ(variantFor(2064), "vector_add");
+}
+
 TEST(Signature, NoVariantHolds) {
   KernelInfo k = test::vectorAddKernel();
   k.variants = {{"big", "vector_add", 0, 0, "ctas > 1000"}};
