@@ -21,7 +21,7 @@ namespace {
 
 class Fp8Expander {
 public:
-  Fp8Expander(Operation *op) : b(op), loc(op->getLoc()) {}
+  explicit Fp8Expander(Operation *op) : b(op), loc(op->getLoc()) {}
 
   // values = fp_trunc(x / scale); the group schemes also return the scales.
   void expand(QuantizeOp op) {
