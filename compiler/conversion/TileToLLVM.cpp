@@ -1222,6 +1222,8 @@ Value KernelLowering::decodeE2M1(Value nibble) {
 }
 
 LogicalResult KernelLowering::lowerQuantize(QuantizeOp op) {
+  if (fp8::isScheme(op.getScheme()))
+    return op.emitError("internal: FP8 quantization is expanded by tile-expand-fp8");
   auto d = distOf(op, op.getSrc().getType());
   if (failed(d))
     return failure();
@@ -1240,7 +1242,7 @@ LogicalResult KernelLowering::lowerQuantize(QuantizeOp op) {
   auto f32c = [&](float v) -> Value { return constant(b.getF32FloatAttr(v)); };
   auto i32c = [&](int32_t v) -> Value { return constant(b.getI32IntegerAttr(v)); };
   Regs in = lookup(op.getSrc());
-  Value gs = nv ? reg(op.getGlobalScale(), 0) : Value();
+  Value gs = nv ? reg(op.getScale(), 0) : Value();
   Regs packedRegs, scaleRegs;
   for (size_t g = 0; g < in.size(); g += block) {
     SmallVector<Value> x;
@@ -1290,6 +1292,8 @@ LogicalResult KernelLowering::lowerQuantize(QuantizeOp op) {
 }
 
 LogicalResult KernelLowering::lowerDequantize(DequantizeOp op) {
+  if (fp8::isScheme(op.getScheme()))
+    return op.emitError("internal: FP8 quantization is expanded by tile-expand-fp8");
   auto d = distOf(op, op.getResult().getType());
   if (failed(d))
     return failure();

@@ -395,6 +395,7 @@ CompileResult compile(const CompileOptions &options) {
                           /*printAfterOnlyOnChange=*/false);
     }
     pm.addPass(createCSEPass());
+    pm.addPass(tile::createTileExpandFp8());
     pm.addPass(tile::createTileAssignLayouts());
     pm.addPass(tile::createTileRemoveLayoutConversions());
     pm.addPass(createCanonicalizerPass());

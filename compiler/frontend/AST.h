@@ -258,17 +258,22 @@ enum class Builtin : uint8_t {
   Reshape,
   BroadcastTo,
   ExpandDims,
-  // Block-scaled FP4 quantization (docs/language.md, "Quantization"): the
-  // values and the scales of one scheme are separate calls on the same
-  // input; the compiler computes the shared work once.
   Bitcast, // bitcast(x, T): the same bits as another type of the same width
   WithLayout, // with_layout(x, spt0 = .., tpw0 = .., wpc0 = .., order0 = ..)
+  // Quantization (docs/language.md, "Quantization"): the values and the
+  // scales of one scheme are separate calls on the same input; the compiler
+  // computes the shared work once.
   QuantizeNvfp4,
   Nvfp4Scales,
   DequantizeNvfp4,
   QuantizeMxfp4,
   Mxfp4Scales,
   DequantizeMxfp4,
+  QuantizeFp8,        // static per-tensor: quantize_fp8(x, scale, f8e4m3)
+  DequantizeFp8,
+  QuantizeFp8Group,   // per-token groups of 128 along the last dimension
+  Fp8GroupScales,
+  DequantizeFp8Group,
 };
 
 /// One call argument; `name` is set for keyword arguments (`mask = m`).
@@ -291,6 +296,10 @@ struct CallExpr : Expr {
   // with_layout: sizePerThread, threadsPerWarp, warpsPerCTA, order, each
   // `rank` entries, concatenated.
   std::vector<int64_t> layout;
+  // FP8 quantization: the FP8 type of the values, and whether group scales
+  // are rounded up to powers of two (UE8M0).
+  ScalarKind fp8 = ScalarKind::F8E4M3;
+  bool ue8m0 = false;
   CallExpr(SourceRange r, std::string c, SourceRange cr)
       : Expr(ExprKind::Call, r), callee(std::move(c)), calleeRange(cr) {}
   Expr *arg(size_t i) const {

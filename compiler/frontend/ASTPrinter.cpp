@@ -260,6 +260,8 @@ private:
         os << " start=" << c->start;
       if (!c->shape.empty())
         os << " shape=" << shapeStr(c->shape);
+      if (c->builtin == Builtin::QuantizeFp8Group || c->builtin == Builtin::Fp8GroupScales)
+        os << " fp8=" << scalarKindName(c->fp8) << " ue8m0=" << (c->ue8m0 ? "true" : "false");
       break;
     }
     case ExprKind::Index:

@@ -52,6 +52,11 @@ constexpr BuiltinInfo kBuiltins[] = {
     {Builtin::QuantizeMxfp4, "quantize_mxfp4"},
     {Builtin::Mxfp4Scales, "mxfp4_scales"},
     {Builtin::DequantizeMxfp4, "dequantize_mxfp4"},
+    {Builtin::QuantizeFp8, "quantize_fp8"},
+    {Builtin::DequantizeFp8, "dequantize_fp8"},
+    {Builtin::QuantizeFp8Group, "quantize_fp8_group"},
+    {Builtin::Fp8GroupScales, "fp8_group_scales"},
+    {Builtin::DequantizeFp8Group, "dequantize_fp8_group"},
 };
 } // namespace
 

@@ -23,6 +23,10 @@
 //   quantize_mxfp4, mxfp4_scales   [x]
 //   dequantize_nvfp4           [q, sf, gs]
 //   dequantize_mxfp4           [q, sf]
+//   quantize_fp8               [x, scale]        fp8 = the values' type
+//   dequantize_fp8             [q, scale]        type = f32 or bf16
+//   quantize_fp8_group, fp8_group_scales [x]     fp8, ue8m0
+//   dequantize_fp8_group       [q, s]            type = f32 or bf16
 //
 //===----------------------------------------------------------------------===//
 #pragma once

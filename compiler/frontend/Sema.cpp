@@ -294,7 +294,9 @@ void Sema::inlineHelper(ExprPtr &e, const HelperDecl &h) {
       ok = false;
       continue;
     }
-    if (arg->type.isUntyped()) {
+    // Literals and constants stay compile-time inside the helper, so a
+    // `true`/`false` argument can select a builtin's option (ue8m0 = flag).
+    if (arg->type.isUntyped() || (arg->constValue && arg->constValue->isBool())) {
       params[h.params[i].first] = Symbol{nullptr, nullptr, arg->constValue};
       continue;
     }

@@ -133,7 +133,16 @@ private:
   void checkWhere(CallExpr &c);
   void checkCdiv(CallExpr &c);
   void checkQuantize(CallExpr &c);
-  bool checkGlobalScale(ExprPtr &gs);
+  bool checkScaleArg(ExprPtr &scale, const char *what);
+  bool checkQuantizeInput(CallExpr &c, ExprPtr &x, int64_t block);
+  bool checkBlocks(CallExpr &c, ExprPtr &x, int64_t block);
+  void checkQuantizeFp8(CallExpr &c);
+  void checkDequantizeFp8(CallExpr &c);
+  std::optional<ScalarKind> typeArgAmong(CallExpr &c, ExprPtr &arg,
+                                         std::vector<ScalarKind> allowed,
+                                         const char *what, const char *hint);
+  bool checkGroupRank(CallExpr &c, ExprPtr &x);
+  std::optional<bool> constBool(ExprPtr &e, const char *what);
   void checkBitcast(CallExpr &c);
   void checkWithLayout(CallExpr &c);
   void checkDequantize(CallExpr &c);

@@ -814,6 +814,25 @@ Value IRGen::emitCall(const fe::CallExpr &e) {
                                         nv ? args[2] : Value(),
                                         b.getStringAttr(nv ? "nvfp4" : "mxfp4"));
   }
+  case B::QuantizeFp8:
+    return b.create<tile::QuantizeOp>(l, result, Type(), x, args[1], b.getStringAttr("fp8"))
+        .getValues();
+  case B::QuantizeFp8Group:
+  case B::Fp8GroupScales: {
+    // One op gives both results, as for FP4: CSE merges the two calls.
+    auto src = cast<RankedTensorType>(x.getType());
+    SmallVector<int64_t> sshape(src.getShape());
+    sshape.back() /= tile::fp8::kGroup;
+    auto op = b.create<tile::QuantizeOp>(
+        l, src.clone(scalarType(e.fp8)), RankedTensorType::get(sshape, b.getF32Type()), x,
+        Value(), b.getStringAttr(e.ue8m0 ? "fp8_group_ue8m0" : "fp8_group"));
+    return e.builtin == B::QuantizeFp8Group ? op.getValues() : op.getScales();
+  }
+  case B::DequantizeFp8:
+  case B::DequantizeFp8Group:
+    return b.create<tile::DequantizeOp>(
+        l, result, args[0], args[1], Value(),
+        b.getStringAttr(e.builtin == B::DequantizeFp8 ? "fp8" : "fp8_group"));
   case B::Reshape:
     return b.create<tile::ReshapeOp>(l, result, x);
   default:

@@ -271,7 +271,8 @@ LogicalResult fp4Scheme(Operation *op, StringRef scheme, bool hasGlobalScale,
       return op->emitOpError("mxfp4 takes no global scale");
     return success();
   }
-  return op->emitOpError("scheme must be nvfp4 or mxfp4, got '") << scheme << "'";
+  return op->emitOpError("scheme must be nvfp4, mxfp4, fp8, fp8_group or fp8_group_ue8m0, got '")
+         << scheme << "'";
 }
 
 // values [.., K/2] i8 and scales [.., K/block] for an f32-like tile [.., K].
@@ -299,27 +300,104 @@ LogicalResult verifyFp4Shapes(Operation *op, RankedTensorType full,
 
 } // namespace
 
-LogicalResult QuantizeOp::verify() {
-  int64_t block;
-  Type scaleType;
-  if (failed(fp4Scheme(*this, getScheme(), bool(getGlobalScale()), block, scaleType)))
+namespace {
+
+// An FP8 tile (E4M3 or E5M2) of the shape of `full`.
+LogicalResult verifyFp8Values(Operation *op, RankedTensorType full,
+                              RankedTensorType values) {
+  if (fp8::maxFinite(values.getElementType()) == 0)
+    return op->emitOpError("FP8 values must be f8E4M3FN or f8E5M2, got ") << values;
+  if (values.getShape() != full.getShape())
+    return op->emitOpError("FP8 values ") << values << " must have the shape of " << full;
+  return success();
+}
+
+// The scales of groups of 128 along the last dimension of `full`: an f32 tile
+// [.., K/128]. Several groups per row are reshaped to one more dimension by
+// tile-expand-fp8, so such a tile has at most two.
+LogicalResult verifyFp8Groups(Operation *op, RankedTensorType full, Type scales) {
+  int64_t k = full.getShape().back();
+  if (k % fp8::kGroup != 0)
+    return op->emitOpError("the last dimension (")
+           << k << ") must be a multiple of the group size " << fp8::kGroup;
+  if (k > fp8::kGroup && full.getRank() == 3)
+    return op->emitOpError("several groups per row need a tile of rank 1 or 2, got ") << full;
+  SmallVector<int64_t> shape(full.getShape());
+  shape.back() = k / fp8::kGroup;
+  auto want = RankedTensorType::get(shape, Float32Type::get(op->getContext()));
+  auto got = dyn_cast<RankedTensorType>(scales);
+  if (!got || got.getShape() != want.getShape() || !got.getElementType().isF32())
+    return op->emitOpError("scales must be ") << want << ", got " << scales;
+  return success();
+}
+
+// fp8: the dequantization scale comes in, nothing else goes out; the group
+// schemes compute their scales and return them.
+LogicalResult verifyFp8Quantize(QuantizeOp op) {
+  if (failed(verifyFp8Values(op, op.getSrc().getType(), op.getValues().getType())))
     return failure();
+  if (!fp8::isGroupScheme(op.getScheme())) {
+    if (!op.getScale())
+      return op.emitOpError("fp8 needs an f32 scale operand (the dequantization scale)");
+    if (op.getScales())
+      return op.emitOpError("fp8 has no scales result: its scale is an operand");
+    return success();
+  }
+  if (op.getScale())
+    return op.emitOpError(op.getScheme()) << " computes its scales: it takes no scale operand";
+  if (!op.getScales())
+    return op.emitOpError(op.getScheme()) << " needs a scales result";
+  return verifyFp8Groups(op, op.getSrc().getType(), op.getScales().getType());
+}
+
+LogicalResult verifyFp8Dequantize(DequantizeOp op) {
+  RankedTensorType result = op.getResult().getType();
+  if (!result.getElementType().isF32() && !result.getElementType().isBF16())
+    return op.emitOpError("FP8 dequantizes to f32 or bf16, got ") << result;
+  if (failed(verifyFp8Values(op, result, op.getValues().getType())))
+    return failure();
+  if (op.getGlobalScale())
+    return op.emitOpError(op.getScheme()) << " takes no global scale";
+  Type scales = op.getScales().getType();
+  if (fp8::isGroupScheme(op.getScheme()))
+    return verifyFp8Groups(op, result, scales);
+  if (!scales.isF32())
+    return op.emitOpError("fp8 dequantizes with an f32 scalar scale, got ") << scales;
+  return success();
+}
+
+} // namespace
+
+LogicalResult QuantizeOp::verify() {
   Type elem = getSrc().getType().getElementType();
   if (!elem.isF32() && !elem.isBF16() && !elem.isF16())
     return emitOpError("quantizes f32, bf16 or f16 tiles, got ") << elem;
+  if (fp8::isScheme(getScheme()))
+    return verifyFp8Quantize(*this);
+  int64_t block;
+  Type scaleType;
+  if (failed(fp4Scheme(*this, getScheme(), bool(getScale()), block, scaleType)))
+    return failure();
+  if (!getScales())
+    return emitOpError(getScheme()) << " needs a scales result";
   return verifyFp4Shapes(*this, getSrc().getType(), getValues().getType(),
                          getScales().getType(), block, scaleType);
 }
 
 LogicalResult DequantizeOp::verify() {
+  if (fp8::isScheme(getScheme()))
+    return verifyFp8Dequantize(*this);
   int64_t block;
   Type scaleType;
   if (failed(fp4Scheme(*this, getScheme(), bool(getGlobalScale()), block, scaleType)))
     return failure();
   if (!getResult().getType().getElementType().isF32())
     return emitOpError("dequantizes to f32, got ") << getResult().getType();
+  auto scales = dyn_cast<RankedTensorType>(getScales().getType());
+  if (!scales)
+    return emitOpError(getScheme()) << " scales must be a tile, got " << getScales().getType();
   return verifyFp4Shapes(*this, getResult().getType(), getValues().getType(),
-                         getScales().getType(), block, scaleType);
+                         scales, block, scaleType);
 }
 
 #define GET_OP_CLASSES

@@ -316,6 +316,17 @@ private:
 struct TileAssignLayouts
     : public tile::impl::TileAssignLayoutsBase<TileAssignLayouts> {
   void runOnOperation() override {
+    // FP8 quantization has no layout of its own: tile-expand-fp8 turns it
+    // into reductions and elementwise ops first.
+    WalkResult fp8 = getOperation().walk([](Operation *op) {
+      if (fp8::isFp8Op(op)) {
+        op->emitOpError("must be expanded by tile-expand-fp8 before layouts are assigned");
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (fp8.wasInterrupted())
+      return signalPassFailure();
     getOperation().walk([](func::FuncOp func) { LayoutAssigner(func).run(); });
   }
 };

@@ -315,3 +315,107 @@ func.func @blocked_lanes(%x: tensor<128xf32, #tile.blocked<spt = [4], tpw = [16]
 func.func @blocked_order(%x: tensor<64x64xf32, #tile.blocked<spt = [1, 4], tpw = [2, 16], wpc = [4, 1], order = [1, 1]>>) {
   return
 }
+
+// -----
+
+func.func @fp8_values_type(%x: tensor<128xf32>, %s: f32) {
+  // expected-error @+1 {{FP8 values must be f8E4M3FN or f8E5M2, got 'tensor<128xi8>'}}
+  %q = tile.quantize "fp8" %x scale %s : tensor<128xf32> -> tensor<128xi8>
+  return
+}
+
+// -----
+
+func.func @fp8_needs_scale(%x: tensor<128xf32>) {
+  // expected-error @+1 {{fp8 needs an f32 scale operand (the dequantization scale)}}
+  %q = tile.quantize "fp8" %x : tensor<128xf32> -> tensor<128xf8E4M3FN>
+  return
+}
+
+// -----
+
+func.func @fp8_no_scales(%x: tensor<128xf32>, %s: f32) {
+  // expected-error @+1 {{fp8 has no scales result: its scale is an operand}}
+  %q, %sc = tile.quantize "fp8" %x scale %s : tensor<128xf32> -> tensor<128xf8E4M3FN>, tensor<1xf32>
+  return
+}
+
+// -----
+
+func.func @fp8_shape(%x: tensor<128xf32>, %s: f32) {
+  // expected-error @+1 {{FP8 values 'tensor<64xf8E4M3FN>' must have the shape of 'tensor<128xf32>'}}
+  %q = tile.quantize "fp8" %x scale %s : tensor<128xf32> -> tensor<64xf8E4M3FN>
+  return
+}
+
+// -----
+
+func.func @fp8_group_takes_no_scale(%x: tensor<128xf32>, %s: f32) {
+  // expected-error @+1 {{fp8_group computes its scales: it takes no scale operand}}
+  %q, %sc = tile.quantize "fp8_group" %x scale %s : tensor<128xf32> -> tensor<128xf8E4M3FN>, tensor<1xf32>
+  return
+}
+
+// -----
+
+func.func @fp8_group_needs_scales(%x: tensor<128xf32>) {
+  // expected-error @+1 {{fp8_group_ue8m0 needs a scales result}}
+  %q = tile.quantize "fp8_group_ue8m0" %x : tensor<128xf32> -> tensor<128xf8E4M3FN>
+  return
+}
+
+// -----
+
+func.func @fp8_group_size(%x: tensor<4x64xf32>) {
+  // expected-error @+1 {{the last dimension (64) must be a multiple of the group size 128}}
+  %q, %sc = tile.quantize "fp8_group" %x : tensor<4x64xf32> -> tensor<4x64xf8E4M3FN>, tensor<4x1xf32>
+  return
+}
+
+// -----
+
+func.func @fp8_group_scales(%x: tensor<4x256xf32>) {
+  // expected-error @+1 {{scales must be 'tensor<4x2xf32>', got 'tensor<4x2xf8E8M0FNU>'}}
+  %q, %sc = tile.quantize "fp8_group" %x : tensor<4x256xf32> -> tensor<4x256xf8E4M3FN>, tensor<4x2xf8E8M0FNU>
+  return
+}
+
+// -----
+
+func.func @fp8_group_rank(%x: tensor<2x4x256xf32>) {
+  // expected-error @+1 {{several groups per row need a tile of rank 1 or 2, got 'tensor<2x4x256xf32>'}}
+  %q, %sc = tile.quantize "fp8_group" %x : tensor<2x4x256xf32> -> tensor<2x4x256xf8E4M3FN>, tensor<2x4x2xf32>
+  return
+}
+
+// -----
+
+func.func @fp8_dequantize_type(%q: tensor<128xf8E4M3FN>, %s: f32) {
+  // expected-error @+1 {{FP8 dequantizes to f32 or bf16, got 'tensor<128xf16>'}}
+  %d = tile.dequantize "fp8" %q, %s : tensor<128xf8E4M3FN>, f32 -> tensor<128xf16>
+  return
+}
+
+// -----
+
+func.func @fp8_dequantize_scale(%q: tensor<128xf8E4M3FN>, %s: tensor<1xf32>) {
+  // expected-error @+1 {{fp8 dequantizes with an f32 scalar scale, got 'tensor<1xf32>'}}
+  %d = tile.dequantize "fp8" %q, %s : tensor<128xf8E4M3FN>, tensor<1xf32> -> tensor<128xf32>
+  return
+}
+
+// -----
+
+func.func @fp8_dequantize_global_scale(%q: tensor<128xf8E4M3FN>, %s: tensor<1xf32>, %g: f32) {
+  // expected-error @+1 {{fp8_group takes no global scale}}
+  %d = tile.dequantize "fp8_group" %q, %s scale %g : tensor<128xf8E4M3FN>, tensor<1xf32> -> tensor<128xf32>
+  return
+}
+
+// -----
+
+func.func @quantize_scheme(%x: tensor<128xf32>) {
+  // expected-error @+1 {{scheme must be nvfp4, mxfp4, fp8, fp8_group or fp8_group_ue8m0, got 'int8'}}
+  %q, %sc = tile.quantize "int8" %x : tensor<128xf32> -> tensor<64xi8>, tensor<4xf32>
+  return
+}

@@ -299,4 +299,51 @@ TEST(SemaErrors, CastKeywords) {
                     "cast(x, f8e4m3, rounding = rne, saturate = true)");
 }
 
+// FP8 quantization: every misuse names the call and what it expected.
+const char kTile[] = "let v = load(x + arange(0, 4)[:, None] * 256 + arange(0, 256)[None, :]);\n";
+
+TEST(SemaErrors, QuantizeFp8) {
+  expectKernelError("let q = quantize_fp8(arange(0, 128), 2.0, f8e4m3);",
+                    "'quantize_fp8' quantizes a tile of f32, bf16 or f16, got tile<128 x i32>");
+  expectKernelError(std::string(kTile) + "let q = quantize_fp8(v, 2.0, bf16);",
+                    "'quantize_fp8' quantizes to f8e4m3 or f8e5m2, got bf16",
+                    "FP8 is f8e4m3 (finite to 448) or f8e5m2 (finite to 57344)");
+  expectKernelError(std::string(kTile) + "let q = quantize_fp8(v, 2.0, 3);",
+                    "'quantize_fp8' expects a type here: f8e4m3 or f8e5m2");
+  expectKernelError(std::string(kTile) + "let q = quantize_fp8(v, v, f8e4m3);",
+                    "the scale must be an f32 scalar, got tile<4 x 256 x f32>");
+  expectKernelError(std::string(kTile) + "let q = quantize_fp8(v, f8e4m3);",
+                    "'quantize_fp8' needs argument 'dtype'");
+}
+
+TEST(SemaErrors, QuantizeFp8Group) {
+  expectKernelError("let v = load(x + arange(0, 64));\nlet q = quantize_fp8_group(v, f8e4m3);",
+                    "'quantize_fp8_group' needs the last dimension to be a multiple of 128, got [64]",
+                    "each block of 128 consecutive elements shares one scale");
+  expectKernelError(std::string(kTile) + "let s = fp8_group_scales(v, f8e4m3, ue8m0 = 1);",
+                    "ue8m0 must be true or false");
+  expectKernelError(std::string(kTile) + "let s = fp8_group_scales(v, f8e4m3, ue8m0 = n > 0);",
+                    "ue8m0 must be true or false");
+  expectKernelError(std::string(kTile) + "let s = fp8_group_scales(v, e8m0);",
+                    "'fp8_group_scales' quantizes to f8e4m3 or f8e5m2, got e8m0");
+  expectKernelError(std::string(kTile) + "let s = fp8_group_scales(expand_dims(v, 0), f8e4m3);",
+                    "'fp8_group_scales' needs a 1-D or 2-D tile when a row holds several groups "
+                    "of 128, got [1, 4, 256]",
+                    "use [rows, K], or one group per row: [.., 128]");
+}
+
+TEST(SemaErrors, DequantizeFp8) {
+  expectKernelError(std::string(kTile) + "let d = dequantize_fp8(v, 2.0);",
+                    "'dequantize_fp8' expects a tile of f8e4m3 or f8e5m2 values, got "
+                    "tile<4 x 256 x f32>");
+  expectKernelError(std::string(kTile) +
+                        "let d = dequantize_fp8(quantize_fp8(v, 2.0, f8e5m2), 2.0, f16);",
+                    "'dequantize_fp8' dequantizes to f32 or bf16, got f16");
+  expectKernelError(std::string(kTile) +
+                        "let d = dequantize_fp8_group(quantize_fp8_group(v, f8e4m3), v);",
+                    "the scales must be tile<4 x 2 x f32> for values tile<4 x 256 x f8e4m3>, got "
+                    "tile<4 x 256 x f32>",
+                    "one f32 scale per 128 values, as fp8_group_scales gives them");
+}
+
 } // namespace

@@ -325,4 +325,32 @@ TEST(Sema, NegativeMinimumLiteral) {
   EXPECT_EQ(typeOf(c, 0), "i64");
 }
 
+TEST(Sema, Fp8QuantizationTypes) {
+  Compile c(inKernel(
+      "let v = load(y + arange(0, 4)[:, None] * 256 + arange(0, 256)[None, :]);\n"
+      "let q = quantize_fp8(v, 0.5, f8e5m2);\n"
+      "let d = dequantize_fp8(q, 0.5, bf16);\n"
+      "let g = quantize_fp8_group(v, f8e4m3, ue8m0 = true);\n"
+      "let s = fp8_group_scales(v, f8e4m3, ue8m0 = true);\n"
+      "let b = dequantize_fp8_group(g, s);"));
+  ASSERT_TRUE(c.module) << c.errors();
+  EXPECT_EQ(typeOf(c, 1), "tile<4 x 256 x f8e5m2>");
+  EXPECT_EQ(typeOf(c, 2), "tile<4 x 256 x bf16>");
+  EXPECT_EQ(typeOf(c, 3), "tile<4 x 256 x f8e4m3>");
+  EXPECT_EQ(typeOf(c, 4), "tile<4 x 2 x f32>");
+  EXPECT_EQ(typeOf(c, 5), "tile<4 x 256 x f32>");
+  auto *scales = cast<CallExpr>(&letInit(c, 4));
+  EXPECT_EQ(scales->fp8, ScalarKind::F8E4M3);
+  EXPECT_TRUE(scales->ue8m0);
+}
+
+// A helper's true/false parameter stays a compile-time constant inside it.
+TEST(Sema, BoolArgumentsOfHelpersStayConstant) {
+  Compile c("fn scales(v, flag) { return fp8_group_scales(v, f8e4m3, ue8m0 = flag); }\n"
+            "kernel k(x: *f32[128], s: *f32[1]) {\n"
+            "    store(s + arange(0, 1), scales(load(x + arange(0, 128)), true));\n"
+            "}\n");
+  EXPECT_TRUE(c.module) << c.errors();
+}
+
 } // namespace

@@ -44,6 +44,31 @@ Type withElementType(Type type, Type element);
 /// Number of warps of the kernel enclosing `op` (the tile.num_warps attribute).
 int getNumWarps(Operation *op);
 
+/// The FP8 schemes of tile.quantize / tile.dequantize (docs/dialect.md).
+namespace fp8 {
+/// Elements per scale along the last dimension in the group schemes.
+inline constexpr int64_t kGroup = 128;
+/// The floor of a group's absolute maximum, so an all-zero group gets a
+/// finite scale (KERNELS.md, group_quant).
+inline constexpr float kMinAmax = 1e-10f;
+inline bool isGroupScheme(StringRef s) {
+  return s == "fp8_group" || s == "fp8_group_ue8m0";
+}
+inline bool isScheme(StringRef s) { return s == "fp8" || isGroupScheme(s); }
+/// The largest finite value of an FP8 type (E4M3 448, E5M2 57344); 0 for
+/// any other type.
+inline double maxFinite(Type t) {
+  return isa<Float8E4M3FNType>(t) ? 448.0 : isa<Float8E5M2Type>(t) ? 57344.0 : 0.0;
+}
+/// A tile.quantize or tile.dequantize of an FP8 scheme.
+inline bool isFp8Op(Operation *op) {
+  if (auto q = dyn_cast<QuantizeOp>(op))
+    return isScheme(q.getScheme());
+  auto d = dyn_cast<DequantizeOp>(op);
+  return d && isScheme(d.getScheme());
+}
+} // namespace fp8
+
 } // namespace mlir::tile
 
 #endif

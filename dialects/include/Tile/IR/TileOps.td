@@ -139,7 +139,7 @@ def Tile_FpTruncOp : Tile_Op<"fp_trunc", [Pure]> {
 }
 
 def Tile_QuantizeOp : Tile_Op<"quantize", [Pure]> {
-  let summary = "block-scaled FP4 quantization (nvfp4, mxfp4) along the last dimension";
+  let summary = "quantization by scheme: block-scaled FP4 (nvfp4, mxfp4) or FP8 (fp8, fp8_group, fp8_group_ue8m0)";
   let description = [{
     `nvfp4`: blocks of 16, scale sf = e4m3(gs * amax / 6), values
     e2m1(x * gs / float(sf)) (0 when sf is 0), with the f32 global scale gs.
@@ -148,22 +148,34 @@ def Tile_QuantizeOp : Tile_Op<"quantize", [Pure]> {
     the even element in the low nibble; rounding is to nearest even with
     saturation. Lowering uses cvt.rn.satfinite.e2m1x2.f32 where the target
     has it and an exact software rounding elsewhere: the same bits.
+
+    `fp8`: static per-tensor FP8; `scale` is the f32 dequantization scale,
+    values rne(clamp(x / scale, -fmax, fmax)) of the values' type (E4M3,
+    fmax 448, or E5M2, fmax 57344); no scales result.
+    `fp8_group`: per-token groups of 128 along the last dimension, scales
+    s = max(amax(group), 1e-10) / fmax (f32, one per group), values
+    rne(clamp(x / s)); `fp8_group_ue8m0` rounds s up to a power of two
+    first. The FP8 schemes are expanded into reductions, IEEE divisions and
+    tile.fp_trunc by tile-expand-fp8 before layouts are assigned.
   }];
-  let arguments = (ins AnyRankedTensor:$src, Optional<F32>:$global_scale,
+  let arguments = (ins AnyRankedTensor:$src, Optional<F32>:$scale,
                        StrAttr:$scheme);
-  let results = (outs AnyRankedTensor:$values, AnyRankedTensor:$scales);
+  let results = (outs AnyRankedTensor:$values, Optional<AnyRankedTensor>:$scales);
   let assemblyFormat = [{
-    $scheme $src (`scale` $global_scale^)? attr-dict `:` type($src) `->` type($values) `,` type($scales)
+    $scheme $src (`scale` $scale^)? attr-dict `:` type($src) `->` type($values) (`,` type($scales)^)?
   }];
   let hasVerifier = 1;
 }
 
 def Tile_DequantizeOp : Tile_Op<"dequantize", [Pure]> {
-  let summary = "block-scaled FP4 values and scales back to f32";
+  let summary = "quantized values and their scales back to f32 (FP8: f32 or bf16)";
   let description = [{
     `nvfp4`: e2m1(q) * (float(sf) / gs); `mxfp4`: e2m1(q) * 2^e(sf).
+    `fp8`: float(q) * scale, `scales` an f32 scalar; `fp8_group`:
+    float(q) * s of the element's group of 128, `scales` an f32 tile. The
+    FP8 product is rounded to the result type (f32 or bf16).
   }];
-  let arguments = (ins AnyRankedTensor:$values, AnyRankedTensor:$scales,
+  let arguments = (ins AnyRankedTensor:$values, AnyType:$scales,
                        Optional<F32>:$global_scale, StrAttr:$scheme);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{

@@ -3,6 +3,18 @@
 
 include "mlir/Pass/PassBase.td"
 
+def TileExpandFp8 : Pass<"tile-expand-fp8", "::mlir::ModuleOp"> {
+  let summary = "expand the FP8 schemes of tile.quantize / tile.dequantize";
+  let description = [{
+    Rewrites `fp8`, `fp8_group` and `fp8_group_ue8m0` quantization into
+    absf, a max reduction per group of 128, IEEE divisions and tile.fp_trunc
+    (dequantization into extf, mulf and truncf): the ops a kernel writes by
+    hand, with the same bits. Runs before tile-assign-layouts.
+  }];
+  let dependentDialects = ["::mlir::tile::TileDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect"];
+}
+
 def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::ModuleOp"> {
   let summary = "give every tile a distributed layout";
   let description = [{

@@ -1,0 +1,176 @@
+// tile-expand-fp8: the FP8 schemes of tile.quantize / tile.dequantize become
+// the ops a hand-written kernel uses (absf, a max reduction, IEEE divisions,
+// tile.fp_trunc), before layouts are assigned. Reductions, broadcasts and
+// layouts then need nothing FP8-specific, and the bits are those of the
+// references (python/megac/reference/): the division stays x / s, never a
+// multiply by 1 / s, and tile.fp_trunc is cvt.rn.satfinite.{e4m3,e5m2}x2.f32,
+// which rounds to nearest even and clamps to +-fmax like the references.
+#include "Tile/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace mlir::tile {
+#define GEN_PASS_DEF_TILEEXPANDFP8
+#include "Tile/Transforms/Passes.h.inc"
+} // namespace mlir::tile
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+
+class Fp8Expander {
+public:
+  explicit Fp8Expander(Operation *op) : b(op), loc(op->getLoc()) {}
+
+  // values = fp_trunc(x / scale); the group schemes also return the scales.
+  void expand(QuantizeOp op) {
+    Type fp8 = op.getValues().getType().getElementType();
+    Value x = toF32(op.getSrc());
+    if (!fp8::isGroupScheme(op.getScheme())) {
+      Value q = b.create<arith::DivFOp>(loc, x, splat(op.getScale(), x.getType()));
+      op.getValues().replaceAllUsesWith(truncate(q, fp8));
+      return;
+    }
+    Value groups = toGroups(x);
+    Value s = groupScales(groups, fp8::maxFinite(fp8), op.getScheme() == "fp8_group_ue8m0");
+    // The reduction drops the group dimension; a tile one group wide gets it
+    // back as a 1, so the scales are always [.., K/128].
+    if (rankOf(s) < tileOf(x).getRank())
+      s = withUnitDim(s);
+    Value q = b.create<arith::DivFOp>(loc, groups, perElement(s, tileOf(groups)));
+    op.getValues().replaceAllUsesWith(fromGroups(truncate(q, fp8), op.getValues().getType()));
+    op.getScales().replaceAllUsesWith(s);
+  }
+
+  // result = float(q) * scale, rounded to the result type.
+  void expand(DequantizeOp op) {
+    RankedTensorType type = op.getResult().getType();
+    Value x;
+    if (fp8::isGroupScheme(op.getScheme())) {
+      Value groups = widen(toGroups(op.getValues()));
+      x = b.create<arith::MulFOp>(loc, groups, perElement(op.getScales(), tileOf(groups)));
+    } else {
+      Value wide = widen(op.getValues());
+      x = b.create<arith::MulFOp>(loc, wide, splat(op.getScales(), wide.getType()));
+    }
+    if (!type.getElementType().isF32())
+      x = b.create<arith::TruncFOp>(loc, tileOf(x).clone(type.getElementType()), x);
+    op.getResult().replaceAllUsesWith(fromGroups(x, type));
+  }
+
+private:
+  OpBuilder b;
+  Location loc;
+
+  static RankedTensorType tileOf(Value v) { return cast<RankedTensorType>(v.getType()); }
+
+  Value splat(Value scalar, Type tile) { return b.create<SplatOp>(loc, tile, scalar); }
+  // A constant of `like`'s shape (a scalar or a splat tile).
+  Value constLike(TypedAttr value, Type like) {
+    Value c = b.create<arith::ConstantOp>(loc, value);
+    return isa<RankedTensorType>(like) ? splat(c, like) : c;
+  }
+  Value f32Like(double v, Type like) { return constLike(b.getF32FloatAttr(v), like); }
+  Value i32Like(int32_t v, Type like) { return constLike(b.getI32IntegerAttr(v), like); }
+
+  Value toF32(Value x) {
+    return tileOf(x).getElementType().isF32() ? x : widen(x);
+  }
+  Value widen(Value x) {
+    return b.create<arith::ExtFOp>(loc, tileOf(x).clone(b.getF32Type()), x);
+  }
+  Value truncate(Value x, Type fp8) {
+    return b.create<FpTruncOp>(loc, tileOf(x).clone(fp8), x, b.getStringAttr("rne"),
+                               b.getBoolAttr(true));
+  }
+
+  // [.., K] as [.., K/128, 128], one group per row of the new last dimension
+  // (a tile of one group per row is already that).
+  Value toGroups(Value x) {
+    ArrayRef<int64_t> shape = tileOf(x).getShape();
+    if (shape.back() == fp8::kGroup)
+      return x;
+    SmallVector<int64_t> grouped(shape.drop_back());
+    grouped.append({shape.back() / fp8::kGroup, fp8::kGroup});
+    return b.create<ReshapeOp>(loc, tileOf(x).clone(grouped), x);
+  }
+  Value fromGroups(Value x, RankedTensorType type) {
+    return tileOf(x).getShape() == type.getShape()
+               ? x
+               : b.create<ReshapeOp>(loc, type.clone(tileOf(x).getElementType()), x).getResult();
+  }
+
+  // One scale per group, s = max(amax, 1e-10) / fmax (KERNELS.md): the
+  // shape of `groups` without its last dimension (a scalar for one group).
+  Value groupScales(Value groups, double fmax, bool ue8m0) {
+    RankedTensorType type = tileOf(groups);
+    int64_t axis = type.getRank() - 1;
+    Type reduced = b.getF32Type();
+    if (axis > 0)
+      reduced = RankedTensorType::get(type.getShape().drop_back(), reduced);
+    Value amax = b.create<ReduceOp>(loc, reduced, b.create<math::AbsFOp>(loc, groups),
+                                    b.getI32IntegerAttr(axis), b.getStringAttr("max"));
+    Value floored = b.create<arith::MaximumFOp>(loc, amax, f32Like(fp8::kMinAmax, reduced));
+    Value s = b.create<arith::DivFOp>(loc, floored, f32Like(fmax, reduced));
+    return ue8m0 ? roundUpToPow2(s) : s;
+  }
+
+  // The smallest power of two >= s, s a positive normal f32: drop the
+  // mantissa and, unless it was zero already, step the exponent up.
+  Value roundUpToPow2(Value s) {
+    Type bitsType = withElementType(s.getType(), b.getI32Type());
+    Value bits = b.create<arith::BitcastOp>(loc, bitsType, s);
+    Value mantissa = b.create<arith::AndIOp>(loc, bits, i32Like(0x7fffff, bitsType));
+    Value inexact = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne, mantissa,
+                                            i32Like(0, bitsType));
+    Value up = b.create<arith::AndIOp>(
+        loc, b.create<arith::AddIOp>(loc, bits, i32Like(0x800000, bitsType)),
+        i32Like(0x7f800000, bitsType));
+    Value rounded = b.create<arith::SelectOp>(loc, inexact, up, bits);
+    return b.create<arith::BitcastOp>(loc, s.getType(), rounded);
+  }
+
+  static int64_t rankOf(Value v) {
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    return t ? t.getRank() : 0;
+  }
+
+  // v with a last dimension of 1 (a scalar becomes a [1] tile).
+  Value withUnitDim(Value v) {
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    if (!t)
+      return splat(v, RankedTensorType::get({1}, v.getType()));
+    SmallVector<int64_t> shape(t.getShape());
+    shape.push_back(1);
+    return b.create<ExpandDimsOp>(loc, t.clone(shape), v, b.getI32IntegerAttr(t.getRank()));
+  }
+
+  // The scales [.., K/128] as a tile of the grouped shape: every element
+  // gets its group's scale.
+  Value perElement(Value scales, RankedTensorType groupsType) {
+    if (rankOf(scales) < groupsType.getRank()) // [.., G] -> [.., G, 1]
+      scales = withUnitDim(scales);
+    return b.create<BroadcastOp>(loc, groupsType, scales);
+  }
+};
+
+struct TileExpandFp8 : public tile::impl::TileExpandFp8Base<TileExpandFp8> {
+  void runOnOperation() override {
+    SmallVector<Operation *> ops;
+    getOperation().walk([&](Operation *op) {
+      if (fp8::isFp8Op(op))
+        ops.push_back(op);
+    });
+    for (Operation *op : ops) {
+      Fp8Expander expander(op);
+      if (auto q = dyn_cast<QuantizeOp>(op))
+        expander.expand(q);
+      else
+        expander.expand(cast<DequantizeOp>(op));
+      op->erase();
+    }
+  }
+};
+
+} // namespace
