@@ -1,5 +1,6 @@
 #include "TileToLLVM.h"
 #include "NVVMBuilders.h"
+#include "PredicatedAccess.h"
 #include "../target/Target.h"
 
 #include "Tile/Analysis/AxisInfo.h"
@@ -601,6 +602,11 @@ LogicalResult KernelLowering::lowerLoad(LoadOp op) {
     if (!op.getMask())
       return b.create<LLVM::LoadOp>(loc, stor, reg(op.getPtr(), r), bytes);
     Value other = otherOf(r);
+    if (ptx::predicatable(bytes))
+      return ptx::fromWords(b, loc,
+                            ptx::loadWords(b, loc, reg(op.getPtr(), r), reg(op.getMask(), r),
+                                           ptx::toWords(b, loc, other)),
+                            stor);
     auto branch = b.create<scf::IfOp>(loc, TypeRange{stor}, reg(op.getMask(), r), true);
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(branch.thenBlock());
@@ -626,6 +632,13 @@ LogicalResult KernelLowering::lowerLoad(LoadOp op) {
     Value loaded;
     if (!op.getMask()) {
       loaded = b.create<LLVM::LoadOp>(loc, vecType, reg(op.getPtr(), r), width * bytes);
+    } else if (plan.maskUniform && ptx::predicatable(width * bytes)) {
+      SmallVector<Value> others;
+      for (int64_t k = 0; k < width; ++k)
+        others.push_back(otherOf(r + k));
+      SmallVector<Value> words = ptx::loadWords(b, loc, reg(op.getPtr(), r), reg(op.getMask(), r),
+                                                ptx::toWords(b, loc, pack(others)));
+      loaded = ptx::fromWords(b, loc, words, vecType);
     } else {
       Value all = reg(op.getMask(), r);
       if (!plan.maskUniform)
@@ -676,6 +689,10 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
   for (int64_t r = 0; r < n; r += width) {
     Value ptr = reg(op.getPtr(), r);
     if (width == 1) {
+      if (maskOf(r) && ptx::predicatable(bytes)) {
+        ptx::storeWords(b, loc, ptr, maskOf(r), ptx::toWords(b, loc, reg(op.getValue(), r)));
+        continue;
+      }
       guarded(maskOf(r), [&] {
         b.create<LLVM::StoreOp>(loc, reg(op.getValue(), r), ptr, bytes);
       });
@@ -684,6 +701,10 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
     Value v = b.create<LLVM::UndefOp>(loc, VectorType::get({width}, stor));
     for (int64_t k = 0; k < width; ++k)
       v = b.create<LLVM::InsertElementOp>(loc, v, reg(op.getValue(), r + k), i32(k));
+    if (op.getMask() && plan.maskUniform && ptx::predicatable(width * bytes)) {
+      ptx::storeWords(b, loc, ptr, maskOf(r), ptx::toWords(b, loc, v));
+      continue;
+    }
     if (!op.getMask() || plan.maskUniform) {
       guarded(maskOf(r), [&] { b.create<LLVM::StoreOp>(loc, v, ptr, width * bytes); });
       continue;

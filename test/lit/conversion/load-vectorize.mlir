@@ -39,9 +39,10 @@ func.func @unaligned(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>) attributes {tile.ke
 // -----
 
 // Masked by offs < n: with n a multiple of 16 the mask is constant over each
-// thread's 4 elements and the load stays a vector.
+// thread's 4 elements and the load stays a vector (one predicated v4 load).
 // CHECK-LABEL: llvm.func @masked_divisible
-// CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "@$5 ld.global.v4.b32
+// CHECK-NOT: ld.global.b32
 func.func @masked_divisible(%x: !tile.ptr<f32> {tile.alignment = 16 : i64}, %y: !tile.ptr<f32> {tile.alignment = 16 : i64}, %n: i32 {tile.divisibility = 16 : i64}) attributes {tile.kernel, tile.num_warps = 4 : i32} {
   %r = tile.arange 0, 512 : tensor<512xi32>
   %p = tile.splat %x : !tile.ptr<f32> -> tensor<512x!tile.ptr<f32>>
@@ -59,7 +60,8 @@ func.func @masked_divisible(%x: !tile.ptr<f32> {tile.alignment = 16 : i64}, %y: 
 
 // Same, but n has no divisibility: the mask may flip inside a thread's
 // elements. Vectors whose four lanes are all enabled still load as one
-// vector; the others load element by element, each under its own mask.
+// vector; the others load element by element, each a predicated load under
+// its own mask.
 // CHECK-LABEL: llvm.func @masked_any_bound
 // CHECK: %[[A1:.*]] = llvm.and %[[M0:.*]], %{{.*}} : i1
 // CHECK: %[[A2:.*]] = llvm.and %[[A1]], %{{.*}} : i1
@@ -68,8 +70,8 @@ func.func @masked_divisible(%x: !tile.ptr<f32> {tile.alignment = 16 : i64}, %y: 
 // CHECK: ^[[VEC]]:
 // CHECK-NEXT: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
 // CHECK: ^[[EACH]]:
-// CHECK: llvm.cond_br %[[M0]]
-// CHECK-COUNT-4: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> f32
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "@$2 ld.global.b32 $0, [$1];", "=r,l,b,0" %{{.*}}, %[[M0]], %{{.*}}
+// CHECK-COUNT-3: llvm.inline_asm has_side_effects asm_dialect = att "@$2 ld.global.b32 $0, [$1];"
 // CHECK: llvm.return
 func.func @masked_any_bound(%x: !tile.ptr<f32> {tile.alignment = 16 : i64}, %y: !tile.ptr<f32> {tile.alignment = 16 : i64}, %n: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
   %r = tile.arange 0, 512 : tensor<512xi32>

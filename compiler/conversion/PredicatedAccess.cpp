@@ -1,0 +1,110 @@
+#include "PredicatedAccess.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+
+#include <string>
+
+using namespace mlir;
+
+namespace megac::ptx {
+
+bool predicatable(int64_t bytes) { return bytes == 4 || bytes == 8 || bytes == 16; }
+
+namespace {
+
+/// "{$1, $2}" for operands first .. first + n - 1 (a single operand bare).
+std::string operandList(size_t first, size_t n) {
+  std::string s = n > 1 ? "{" : "";
+  for (size_t i = 0; i < n; ++i)
+    s += (i ? ", $" : "$") + std::to_string(first + i);
+  return s + (n > 1 ? "}" : "");
+}
+
+std::string vectorSuffix(size_t n) { return n > 1 ? ".v" + std::to_string(n) : ""; }
+
+LLVM::InlineAsmOp inlineAsm(OpBuilder &b, Location loc, Type result,
+                            ValueRange operands, const std::string &text,
+                            const std::string &constraints) {
+  return b.create<LLVM::InlineAsmOp>(
+      loc, result, operands, text, constraints, /*has_side_effects=*/true,
+      /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+      ArrayAttr());
+}
+
+} // namespace
+
+SmallVector<Value> loadWords(OpBuilder &b, Location loc, Value ptr, Value pred,
+                             ArrayRef<Value> others) {
+  size_t n = others.size();
+  // outputs $0..$n-1, then ptr $n, pred $n+1, then the others tied to the
+  // outputs: a lane whose predicate is off keeps them.
+  std::string text = "@$" + std::to_string(n + 1) + " ld.global" + vectorSuffix(n) +
+                     ".b32 " + operandList(0, n) + ", [$" + std::to_string(n) + "];";
+  std::string constraints;
+  for (size_t i = 0; i < n; ++i)
+    constraints += "=r,";
+  constraints += "l,b";
+  for (size_t i = 0; i < n; ++i)
+    constraints += "," + std::to_string(i);
+  SmallVector<Value> operands = {ptr, pred};
+  operands.append(others.begin(), others.end());
+  Type i32 = b.getI32Type();
+  Type result = n == 1 ? i32
+                       : LLVM::LLVMStructType::getLiteral(
+                             b.getContext(), SmallVector<Type>(n, i32));
+  Value out = inlineAsm(b, loc, result, operands, text, constraints).getResult(0);
+  if (n == 1)
+    return {out};
+  SmallVector<Value> words;
+  for (size_t i = 0; i < n; ++i)
+    words.push_back(b.create<LLVM::ExtractValueOp>(loc, out, int64_t(i)));
+  return words;
+}
+
+void storeWords(OpBuilder &b, Location loc, Value ptr, Value pred,
+                ArrayRef<Value> words) {
+  size_t n = words.size();
+  std::string text = "@$0 st.global" + vectorSuffix(n) + ".b32 [$1], " +
+                     operandList(2, n) + ";";
+  std::string constraints = "b,l";
+  for (size_t i = 0; i < n; ++i)
+    constraints += ",r";
+  SmallVector<Value> operands = {pred, ptr};
+  operands.append(words.begin(), words.end());
+  inlineAsm(b, loc, Type(), operands, text, constraints);
+}
+
+SmallVector<Value> toWords(OpBuilder &b, Location loc, Value v) {
+  Type i32 = b.getI32Type();
+  if (v.getType() == i32)
+    return {v};
+  unsigned bits = v.getType().isIntOrFloat()
+                      ? v.getType().getIntOrFloatBitWidth()
+                      : unsigned(cast<VectorType>(v.getType()).getNumElements() *
+                                 cast<VectorType>(v.getType()).getElementTypeBitWidth());
+  if (bits == 32)
+    return {b.create<LLVM::BitcastOp>(loc, i32, v)};
+  auto wordsType = VectorType::get({int64_t(bits / 32)}, i32);
+  Value packed = b.create<LLVM::BitcastOp>(loc, wordsType, v);
+  SmallVector<Value> words;
+  for (int64_t i = 0; i < wordsType.getNumElements(); ++i)
+    words.push_back(b.create<LLVM::ExtractElementOp>(
+        loc, packed, b.create<LLVM::ConstantOp>(loc, i32, b.getI32IntegerAttr(int32_t(i)))));
+  return words;
+}
+
+Value fromWords(OpBuilder &b, Location loc, ArrayRef<Value> words, Type type) {
+  Type i32 = b.getI32Type();
+  if (words.size() == 1)
+    return type == i32 ? words[0] : b.create<LLVM::BitcastOp>(loc, type, words[0]).getResult();
+  auto wordsType = VectorType::get({int64_t(words.size())}, i32);
+  Value packed = b.create<LLVM::UndefOp>(loc, wordsType);
+  for (size_t i = 0; i < words.size(); ++i)
+    packed = b.create<LLVM::InsertElementOp>(
+        loc, packed, words[i],
+        b.create<LLVM::ConstantOp>(loc, i32, b.getI32IntegerAttr(int32_t(i))));
+  return b.create<LLVM::BitcastOp>(loc, type, packed);
+}
+
+} // namespace megac::ptx

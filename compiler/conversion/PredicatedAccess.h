@@ -1,0 +1,40 @@
+// Masked global accesses as predicated PTX instructions
+// (`@p ld.global.v4.b32`), written as inline assembly.
+//
+// Why: a masked access lowered as a branch around a plain load splits the
+// kernel into basic blocks, and neither LLVM nor ptxas moves a load across
+// them, so a kernel's loads issue one after another with the math in
+// between. A predicated instruction keeps the kernel straight-line code that
+// ptxas schedules freely (all loads first). The assembly is marked as having
+// side effects so that LLVM keeps it in program order with the kernel's other
+// memory operations (it cannot see what the assembly touches).
+#ifndef MEGAC_CONVERSION_PREDICATEDACCESS_H
+#define MEGAC_CONVERSION_PREDICATEDACCESS_H
+
+#include "mlir/IR/Builders.h"
+
+namespace megac::ptx {
+
+/// Whether an access of `bytes` bytes is one predicated instruction: 4, 8
+/// or 16 bytes (1, 2 or 4 32-bit words).
+bool predicatable(int64_t bytes);
+
+/// Loads `others.size()` consecutive i32 words at `ptr` when `pred` (i1)
+/// holds; otherwise the result is `others`.
+llvm::SmallVector<mlir::Value> loadWords(mlir::OpBuilder &b, mlir::Location loc,
+                                         mlir::Value ptr, mlir::Value pred,
+                                         llvm::ArrayRef<mlir::Value> others);
+
+/// Stores the i32 `words` consecutively at `ptr` when `pred` (i1) holds.
+void storeWords(mlir::OpBuilder &b, mlir::Location loc, mlir::Value ptr,
+                mlir::Value pred, llvm::ArrayRef<mlir::Value> words);
+
+/// A value of `bytes` bytes (a scalar or a vector) as i32 words, and back.
+llvm::SmallVector<mlir::Value> toWords(mlir::OpBuilder &b, mlir::Location loc,
+                                       mlir::Value v);
+mlir::Value fromWords(mlir::OpBuilder &b, mlir::Location loc,
+                      llvm::ArrayRef<mlir::Value> words, mlir::Type type);
+
+} // namespace megac::ptx
+
+#endif
