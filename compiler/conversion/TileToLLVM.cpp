@@ -908,10 +908,14 @@ LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
     Value digit = warpDigit(l, axis);
     digit = b.create<arith::RemUIOp>(loc, digit, i32(ways));
     Value base = sharedBase();
+    // Slots ordered (partial, way, key): the lanes of a warp have
+    // consecutive keys, so each store and each load of one way touches
+    // consecutive words, free of bank conflicts (keyed innermost, one
+    // warp's stores would land `ways` words apart).
     auto slotOf = [&](int64_t k, Value way) {
-      Value s = b.create<arith::AddIOp>(loc, i32(k * keys), key);
-      s = b.create<arith::MulIOp>(loc, s, i32(ways));
-      return b.create<arith::AddIOp>(loc, s, way);
+      Value s = b.create<arith::AddIOp>(loc, i32(k * ways), way);
+      s = b.create<arith::MulIOp>(loc, s, i32(keys));
+      return b.create<arith::AddIOp>(loc, s, key);
     };
     Type i32t = b.getI32Type();
     nvvm::barrier(b, loc);
