@@ -164,6 +164,7 @@ EAGER = {
     "attn_decode_q1": attn_decode,
     "attn_decode_verify": lambda a: attn_decode(a, verify=True),
     "softmax": softmax,
+    "softmax_small": softmax,
     "reduce_rows": lambda a: reduce_tiles(a, axis=1),
     "reduce_cols": lambda a: reduce_tiles(a, axis=0),
 }

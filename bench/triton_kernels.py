@@ -482,6 +482,7 @@ LAUNCHERS = {
     "attn_decode_verify": lambda a: attn_decode(a["q"], a["gate"], a["k_cache"], a["v_cache"], a["page_table"],
                                                 a["seq_lens"], a["o"], T=a["T"]),
     "softmax": lambda a: softmax(a["x"], a["y"]),
+    "softmax_small": lambda a: softmax(a["x"], a["y"]),
     "reduce_rows": lambda a: reduce_tiles(a["x"], a["rows"], axis=1),
     "reduce_cols": lambda a: reduce_tiles(a["x"], a["cols"], axis=0),
 }

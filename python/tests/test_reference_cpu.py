@@ -84,6 +84,7 @@ CPU_KERNELS = {
     "draft_fin": dict(M=3, H=64, k=8),
     "draft_fin_residual": dict(M=3, H=64, k=8),
     "softmax": dict(M=3, N=256),
+    "softmax_small": dict(M=5, N=128),
     "reduce_rows": dict(T=2),
     "reduce_cols": dict(T=3),
 }
@@ -141,12 +142,14 @@ def test_gdn_core_detects_a_wrong_state():
     assert not all(r.ok for r in run_checks(k.checks, args, ref))
 
 
-def test_softmax_shapes_fit_the_kernel():
-    """The kernel keeps a row in one 4096-wide tile and reads it in 16-byte vectors."""
+@pytest.mark.parametrize("name", ["softmax", "softmax_small"])
+def test_softmax_shapes_fit_the_kernel(name):
+    """Each kernel keeps a row in one tile (4096 or 1024 wide) and reads it in 16-byte vectors."""
     from megac import reference
-    k = reference.get("softmax")
+    from megac.reference.softmax import MAX_N
+    k = reference.get(name)
     for shape in k.shapes + k.bench_shapes:
-        assert shape["N"] % 16 == 0 and 16 <= shape["N"] <= 4096 and shape["M"] >= 1
+        assert shape["N"] % 16 == 0 and 16 <= shape["N"] <= MAX_N[name] and shape["M"] >= 1
     args = k.inputs(M=4, N=256, device="cpu", seed=0)
     assert args["x"].dtype == torch.bfloat16 and args["y"].shape == (4, 256)
     y = k.reference(dict(args))["y"].double()

@@ -11,7 +11,6 @@ _REGISTRY = {
     "gdn_conv": "gdn_conv",
     "gdn_core": "gdn_core",
     "gdn_verify": "gdn_verify",
-    "softmax": "softmax",
 }
 for _mod, _names in {
     "hop": ("hop", "hop_mid", "hop_plain", "hop_fp8"),
@@ -22,6 +21,7 @@ for _mod, _names in {
     "attn_decode_cp": ("attn_decode_q1", "attn_decode_verify"),
     "draft_fin": ("draft_fin", "draft_fin_residual"),
     "reduce": ("reduce_rows", "reduce_cols"),
+    "softmax": ("softmax", "softmax_small"),
 }.items():
     for _n in _names:
         _REGISTRY[_n] = (_mod, _n)

@@ -2,20 +2,17 @@
 
   y[m, :] = exp(x[m, :] - max(x[m, :])) / sum(exp(x[m, :] - max(x[m, :])))
 
-The kernel keeps a row in registers (N <= 4096, N a multiple of 16): one read of x, one write of y.
+Both kernels keep rows in registers: one read of x, one write of y. N is a multiple of 16.
+  softmax        one row per program, N <= 4096
+  softmax_small  four rows per program, N <= 1024
 """
 import torch
 
-from .common import M_LIST, Close, generator, randn
+from .common import M_LIST, Close, Kernel, generator, randn
 
-NAME = "softmax"
-N_LIST = (256, 1024, 2048, 4096)
-SHAPES = [dict(M=m, N=n) for n in N_LIST for m in M_LIST]
-BENCH_SHAPES = [dict(M=m, N=n) for n in (1024, 4096) for m in (1, 128, 4096, 16384)]
 # bf16 output: about 2^-9 relative from the final rounding alone; exp2.approx and the summation order add
 # far less. atol only guards outputs that underflow toward zero.
 CHECKS = {"y": Close(1e-2, 1e-6)}
-INPLACE = ()
 
 
 def inputs(M, N, device="cuda", seed=0):
@@ -31,3 +28,16 @@ def reference(args):
 
 def bytes_moved(M, N):
     return M * N * (2 + 2)
+
+
+def _make(name, n_list, bench_n):
+    shapes = [dict(M=m, N=n) for n in n_list for m in M_LIST]
+    bench = [dict(M=m, N=n) for n in bench_n for m in (1, 128, 4096, 16384)]
+    return Kernel(name, shapes, bench, inputs, reference, CHECKS, bytes_moved)
+
+
+MAX_N = {"softmax": 4096, "softmax_small": 1024}
+VARIANTS = {
+    "softmax": _make("softmax", (256, 1024, 2048, 4096), (4096,)),
+    "softmax_small": _make("softmax_small", (16, 128, 256, 1008, 1024), (256, 1024)),
+}
