@@ -1092,8 +1092,10 @@ Regs KernelLowering::exchangeThroughShared(Value source, const Dist &src,
   int64_t width = widthOf(src, writeAt);
   for (int64_t r = 0; r < src.numRegs(); r += width) {
     Value slot = sharedSlot(base, elem, sharedOffset(writeAt, src.shape, srcIdx[r]));
-    Value v = toShared(lookup(source)[r]);
-    if (width > 1) {
+    Value v;
+    if (width == 1) {
+      v = toShared(lookup(source)[r]);
+    } else {
       v = b.create<LLVM::UndefOp>(loc, VectorType::get({width}, elem));
       for (int64_t k = 0; k < width; ++k)
         v = b.create<LLVM::InsertElementOp>(loc, v, toShared(lookup(source)[r + k]),

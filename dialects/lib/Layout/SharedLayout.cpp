@@ -1,6 +1,7 @@
 #include "Tile/Layout/SharedLayout.h"
 
 #include <algorithm>
+#include <map>
 #include <sstream>
 
 namespace megac::layout {
@@ -295,33 +296,50 @@ SharedPlan chooseSharedLayout(const TileLayout &src, const TileLayout &dst,
                               unsigned elemBytes) {
   // The search looks at the first and the last warp and at most 64 accesses
   // of each (warps repeat each other's patterns at other rows or columns);
-  // the chosen layout's counts cover every access.
+  // the chosen layout's counts cover every access. Which elements the
+  // accesses start at depends only on the side and the access width:
+  // collected once per pair.
   std::vector<unsigned> warps = {0};
   if (numWarps > 1)
     warps.push_back(numWarps - 1);
   constexpr int64_t kSampledPerWarp = 64;
+  std::map<std::pair<const TileLayout *, unsigned>, Accesses> sampled;
+  auto accesses = [&](const TileLayout &side, unsigned width) -> const Accesses & {
+    auto [it, fresh] = sampled.try_emplace({&side, width});
+    if (fresh)
+      it->second = collectAccesses(side, shape, warps, width, kSampledPerWarp);
+    return it->second;
+  };
   auto cost = [&](const SharedLayout &s) {
     int64_t total = 0;
     for (const TileLayout *side : {&src, &dst}) {
       unsigned w = sharedAccessWidth(*side, shape, s, elemBytes);
-      BankConflicts c = countConflicts(
-          collectAccesses(*side, shape, warps, w, kSampledPerWarp), shape, s,
-          elemBytes);
+      BankConflicts c = countConflicts(accesses(*side, w), shape, s, elemBytes);
       total += c.wavefronts + c.instructions;
     }
     return total;
   };
-  const SharedLayout *best = nullptr;
-  int64_t bestCost = 0;
+  // No layout does better than each side at its widest, one wavefront per
+  // phase: a candidate that reaches it ends the search.
+  int64_t bound = 0;
+  for (const TileLayout *side : {&src, &dst}) {
+    SharedLayout own = SharedLayout::swizzled(1, 1, 1, tileOrder(*side));
+    unsigned w = sharedAccessWidth(*side, shape, own, elemBytes);
+    int64_t bytes = int64_t(w) * elemBytes;
+    int64_t phases = bytes <= 4 ? 1 : bytes / 4;
+    bound += int64_t(accesses(*side, w).instructions.size()) * (1 + phases);
+  }
   std::vector<SharedLayout> all = candidates(src, dst, shape, elemBytes);
-  for (const SharedLayout &s : all) {
-    int64_t c = cost(s);
-    if (!best || c < bestCost) {
-      best = &s;
+  size_t best = 0;
+  int64_t bestCost = cost(all[0]);
+  for (size_t i = 1; i < all.size() && bestCost > bound; ++i) {
+    int64_t c = cost(all[i]);
+    if (c < bestCost) {
+      best = i;
       bestCost = c;
     }
   }
-  return planSharedConversion(src, dst, shape, numWarps, *best, elemBytes);
+  return planSharedConversion(src, dst, shape, numWarps, all[best], elemBytes);
 }
 
 } // namespace megac::layout
