@@ -135,10 +135,14 @@ std::string describeSharedConversion(tile::ConvertLayoutOp op,
                                      const layout::SharedLayout &shared,
                                      unsigned warps) {
   auto type = op.getType();
+  auto src = tile::tileLayoutOf(op.getSrc().getType()),
+       dst = tile::tileLayoutOf(type);
+  if (!src || !dst)
+    return "";
   layout::Shape shape(type.getShape().begin(), type.getShape().end());
   auto plan = layout::planSharedConversion(
-      *tile::tileLayoutOf(op.getSrc().getType()), *tile::tileLayoutOf(type),
-      shape, warps, shared, tile::sharedElementBytes(type.getElementType()));
+      *src, *dst, shape, warps, shared,
+      tile::sharedElementBytes(type.getElementType()));
   std::ostringstream os;
   std::string where = printAttr(op.getLoc());
   if (auto file = dyn_cast<FileLineColLoc>(op.getLoc()))
