@@ -17,8 +17,8 @@ int64_t product(const Shape &shape) {
 }
 
 // The element linearized along `order`: (row, col), col along order[0].
-std::pair<int64_t, int64_t> rowCol(const std::vector<unsigned> &order,
-                                   const Shape &shape, const Index &index) {
+std::pair<int64_t, int64_t> rowCol(const std::vector<unsigned> &order, const Shape &shape,
+                                   const Index &index) {
   int64_t row = 0;
   for (size_t k = order.size(); k-- > 1;)
     row = row * shape[order[k]] + index[order[k]];
@@ -46,8 +46,7 @@ struct Accesses {
 };
 
 Accesses collectAccesses(const TileLayout &l, const Shape &shape,
-                         const std::vector<unsigned> &warps, unsigned width,
-                         int64_t maxPerWarp) {
+                         const std::vector<unsigned> &warps, unsigned width, int64_t maxPerWarp) {
   Accesses a;
   a.width = width;
   int64_t groups = l.numRegisters(shape) / width;
@@ -61,8 +60,8 @@ Accesses collectAccesses(const TileLayout &l, const Shape &shape,
   return a;
 }
 
-BankConflicts countConflicts(const Accesses &a, const Shape &shape,
-                             const SharedLayout &s, unsigned elemBytes) {
+BankConflicts countConflicts(const Accesses &a, const Shape &shape, const SharedLayout &s,
+                             unsigned elemBytes) {
   BankConflicts c;
   int64_t bytes = int64_t(a.width) * elemBytes;
   unsigned lanesPerPhase = bytes <= 4 ? 32 : unsigned(128 / bytes);
@@ -77,8 +76,7 @@ BankConflicts countConflicts(const Accesses &a, const Shape &shape,
           bankWords.push_back({w % 32, w});
       }
       std::sort(bankWords.begin(), bankWords.end());
-      bankWords.erase(std::unique(bankWords.begin(), bankWords.end()),
-                      bankWords.end());
+      bankWords.erase(std::unique(bankWords.begin(), bankWords.end()), bankWords.end());
       int64_t worst = 0;
       for (size_t i = 0, j; i < bankWords.size(); i = j) {
         for (j = i; j < bankWords.size() && bankWords[j].first == bankWords[i].first;)
@@ -101,8 +99,7 @@ std::vector<unsigned> allWarps(unsigned numWarps) {
 
 } // namespace
 
-SharedLayout SharedLayout::swizzled(unsigned vec, unsigned perPhase,
-                                    unsigned maxPhase,
+SharedLayout SharedLayout::swizzled(unsigned vec, unsigned perPhase, unsigned maxPhase,
                                     std::vector<unsigned> order) {
   SharedLayout s;
   s.vec = vec;
@@ -161,8 +158,7 @@ int64_t SharedLayout::contiguousElems(const Shape &shape) const {
     int64_t padAlign = padding == 0 ? interval : (padding & -padding);
     return std::min<int64_t>({interval, padAlign, cols});
   }
-  return phaseCount(shape) == 1 ? cols
-                                             : std::min<int64_t>(vec, cols);
+  return phaseCount(shape) == 1 ? cols : std::min<int64_t>(vec, cols);
 }
 
 std::string SharedLayout::validate() const {
@@ -188,8 +184,7 @@ std::string SharedLayout::validate() const {
 std::string SharedLayout::str() const {
   std::ostringstream os;
   if (kind == Kind::Padded)
-    os << "#tile.padded_shared<interval = " << interval
-       << ", padding = " << padding;
+    os << "#tile.padded_shared<interval = " << interval << ", padding = " << padding;
   else
     os << "#tile.swizzled_shared<vec = " << vec << ", perPhase = " << perPhase
        << ", maxPhase = " << maxPhase;
@@ -200,12 +195,10 @@ std::string SharedLayout::str() const {
   return os.str();
 }
 
-bool SharedLayout::operator==(const SharedLayout &o) const {
-  return str() == o.str();
-}
+bool SharedLayout::operator==(const SharedLayout &o) const { return str() == o.str(); }
 
-unsigned sharedAccessWidth(const TileLayout &layout, const Shape &shape,
-                           const SharedLayout &shared, unsigned elemBytes) {
+unsigned sharedAccessWidth(const TileLayout &layout, const Shape &shape, const SharedLayout &shared,
+                           unsigned elemBytes) {
   // Consecutive registers are consecutive elements only along the fastest
   // dimension of a blocked layout (a slice's registers skip).
   const Blocked &l = layout.blocked;
@@ -218,17 +211,16 @@ unsigned sharedAccessWidth(const TileLayout &layout, const Shape &shape,
   return unsigned(std::max<int64_t>(1, w));
 }
 
-BankConflicts bankConflicts(const TileLayout &layout, const Shape &shape,
-                            unsigned numWarps, const SharedLayout &shared,
-                            unsigned elemBytes) {
+BankConflicts bankConflicts(const TileLayout &layout, const Shape &shape, unsigned numWarps,
+                            const SharedLayout &shared, unsigned elemBytes) {
   unsigned width = sharedAccessWidth(layout, shape, shared, elemBytes);
-  Accesses a = collectAccesses(layout, shape, allWarps(numWarps), width,
-                               layout.numRegisters(shape));
+  Accesses a =
+      collectAccesses(layout, shape, allWarps(numWarps), width, layout.numRegisters(shape));
   return countConflicts(a, shape, shared, elemBytes);
 }
 
-ConversionKind classifyConversion(const TileLayout &src, const TileLayout &dst,
-                                  const Shape &shape, unsigned numWarps) {
+ConversionKind classifyConversion(const TileLayout &src, const TileLayout &dst, const Shape &shape,
+                                  unsigned numWarps) {
   if (equivalent(src, dst, shape, numWarps))
     return ConversionKind::NoOp;
   // Shuffles need no shared memory and no barrier, unless they take more
@@ -239,10 +231,8 @@ ConversionKind classifyConversion(const TileLayout &src, const TileLayout &dst,
   return ConversionKind::SharedMemory;
 }
 
-SharedPlan planSharedConversion(const TileLayout &src, const TileLayout &dst,
-                                const Shape &shape, unsigned numWarps,
-                                const SharedLayout &shared,
-                                unsigned elemBytes) {
+SharedPlan planSharedConversion(const TileLayout &src, const TileLayout &dst, const Shape &shape,
+                                unsigned numWarps, const SharedLayout &shared, unsigned elemBytes) {
   return {shared, bankConflicts(src, shape, numWarps, shared, elemBytes),
           bankConflicts(dst, shape, numWarps, shared, elemBytes)};
 }
@@ -252,12 +242,10 @@ namespace {
 // Candidate layouts, simplest first: row-major along each order, then XOR
 // swizzles (vectors as wide as either side can access), then paddings
 // (least padding, then fewest pads, first).
-std::vector<SharedLayout> candidates(const TileLayout &src,
-                                     const TileLayout &dst, const Shape &shape,
-                                     unsigned elemBytes) {
+std::vector<SharedLayout> candidates(const TileLayout &src, const TileLayout &dst,
+                                     const Shape &shape, unsigned elemBytes) {
   std::vector<std::vector<unsigned>> orders;
-  for (auto order : {SharedLayout::rowMajor(shape.size()).order, tileOrder(src),
-                     tileOrder(dst)})
+  for (auto order : {SharedLayout::rowMajor(shape.size()).order, tileOrder(src), tileOrder(dst)})
     if (std::find(orders.begin(), orders.end(), order) == orders.end())
       orders.push_back(order);
   int64_t count = product(shape);
@@ -274,26 +262,21 @@ std::vector<SharedLayout> candidates(const TileLayout &src,
         vecs.push_back(w);
     }
     for (unsigned vec : vecs)
-      for (int64_t perPhase = 1; perPhase <= std::min<int64_t>(rows, 32);
-           perPhase *= 2)
-        for (int64_t maxPhase = 2; maxPhase <= std::min<int64_t>(cols / vec, 32);
-             maxPhase *= 2)
-          out.push_back(SharedLayout::swizzled(vec, unsigned(perPhase),
-                                               unsigned(maxPhase), order));
+      for (int64_t perPhase = 1; perPhase <= std::min<int64_t>(rows, 32); perPhase *= 2)
+        for (int64_t maxPhase = 2; maxPhase <= std::min<int64_t>(cols / vec, 32); maxPhase *= 2)
+          out.push_back(SharedLayout::swizzled(vec, unsigned(perPhase), unsigned(maxPhase), order));
   }
   for (unsigned pad = 1; pad <= std::max(1u, 16 / elemBytes); pad *= 2)
     for (auto &order : orders)
-      for (int64_t interval = std::min<int64_t>(count / 2, 4096); interval >= 4;
-           interval /= 2)
+      for (int64_t interval = std::min<int64_t>(count / 2, 4096); interval >= 4; interval /= 2)
         out.push_back(SharedLayout::padded(unsigned(interval), pad, order));
   return out;
 }
 
 } // namespace
 
-SharedPlan chooseSharedLayout(const TileLayout &src, const TileLayout &dst,
-                              const Shape &shape, unsigned numWarps,
-                              unsigned elemBytes) {
+SharedPlan chooseSharedLayout(const TileLayout &src, const TileLayout &dst, const Shape &shape,
+                              unsigned numWarps, unsigned elemBytes) {
   // The search looks at the first and the last warp and at most 64 accesses
   // of each (warps repeat each other's patterns at other rows or columns);
   // the chosen layout's counts cover every access. Which elements the

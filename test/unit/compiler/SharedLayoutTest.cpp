@@ -10,11 +10,9 @@ using namespace megac::layout;
 
 namespace {
 
-TileLayout blocked(std::vector<unsigned> spt, std::vector<unsigned> tpw,
-                   std::vector<unsigned> wpc, std::vector<unsigned> order) {
-  return TileLayout{Blocked{std::move(spt), std::move(tpw), std::move(wpc),
-                            std::move(order)},
-                    -1};
+TileLayout blocked(std::vector<unsigned> spt, std::vector<unsigned> tpw, std::vector<unsigned> wpc,
+                   std::vector<unsigned> order) {
+  return TileLayout{Blocked{std::move(spt), std::move(tpw), std::move(wpc), std::move(order)}, -1};
 }
 
 // Every element of `shape` gets its own offset inside the allocation.
@@ -47,19 +45,17 @@ const TileLayout kLanesAlongRows = blocked({1, 1}, {1, 32}, {4, 1}, {1, 0});
 } // namespace
 
 TEST(SharedLayout, OffsetsAreBijective) {
-  for (const Shape &shape : {Shape{32, 32}, Shape{16, 128}, Shape{128, 8},
-                             Shape{4, 8, 16}, Shape{512}})
+  for (const Shape &shape :
+       {Shape{32, 32}, Shape{16, 128}, Shape{128, 8}, Shape{4, 8, 16}, Shape{512}})
     for (unsigned vec : {1u, 2u, 4u, 8u})
       for (unsigned perPhase : {1u, 2u, 4u})
         for (unsigned maxPhase : {1u, 2u, 8u, 32u}) {
           std::vector<unsigned> order;
           for (unsigned k = 0; k < shape.size(); ++k)
             order.push_back(unsigned(shape.size()) - 1 - k);
-          expectBijective(SharedLayout::swizzled(vec, perPhase, maxPhase, order),
-                          shape);
+          expectBijective(SharedLayout::swizzled(vec, perPhase, maxPhase, order), shape);
           std::reverse(order.begin(), order.end());
-          expectBijective(SharedLayout::swizzled(vec, perPhase, maxPhase, order),
-                          shape);
+          expectBijective(SharedLayout::swizzled(vec, perPhase, maxPhase, order), shape);
         }
   for (unsigned interval : {4u, 32u, 128u})
     for (unsigned padding : {1u, 4u}) {
@@ -112,10 +108,11 @@ TEST(SharedLayout, ConflictDegreeByHand) {
   EXPECT_EQ(cols.wavefronts, 4 * 8 * 32);
   // One word of padding per row spreads a column over every bank, and so
   // does an XOR of the column with the row.
-  EXPECT_EQ(bankConflicts(kLanesDownColumns, k32x32, 4,
-                          SharedLayout::padded(32, 1, {1, 0}), 4).ways, 1);
-  EXPECT_EQ(bankConflicts(kLanesDownColumns, k32x32, 4,
-                          SharedLayout::swizzled(1, 1, 32, {1, 0}), 4).ways, 1);
+  EXPECT_EQ(
+      bankConflicts(kLanesDownColumns, k32x32, 4, SharedLayout::padded(32, 1, {1, 0}), 4).ways, 1);
+  EXPECT_EQ(
+      bankConflicts(kLanesDownColumns, k32x32, 4, SharedLayout::swizzled(1, 1, 32, {1, 0}), 4).ways,
+      1);
   // 16-bit elements down a column: a row is 16 words, so lane l's word is
   // 16 l + c / 2: even lanes in one bank, odd lanes in another, 16-way.
   EXPECT_EQ(bankConflicts(kLanesDownColumns, k32x32, 4, rowMajor, 2).ways, 16);
@@ -131,8 +128,7 @@ TEST(SharedLayout, ConflictDegreeByHand) {
   EXPECT_EQ(v.instructions, 4 * 2);
   EXPECT_EQ(v.wavefronts, 4 * 2 * 4);
   // A swizzle narrower than the thread's run limits the vector.
-  EXPECT_EQ(sharedAccessWidth(vec4, k32x32,
-                              SharedLayout::swizzled(2, 1, 8, {1, 0}), 4), 2u);
+  EXPECT_EQ(sharedAccessWidth(vec4, k32x32, SharedLayout::swizzled(2, 1, 8, {1, 0}), 4), 2u);
 }
 
 TEST(SharedLayout, ClassifyConversion) {
@@ -150,10 +146,8 @@ TEST(SharedLayout, ClassifyConversion) {
 TEST(SharedLayout, ChosenLayoutMakesTransposeConflictFree) {
   auto src = blocked({1, 4}, {4, 8}, {4, 1}, {1, 0});
   auto dst = blocked({4, 1}, {8, 4}, {1, 4}, {0, 1});
-  ASSERT_EQ(classifyConversion(src, dst, k32x32, 4),
-            ConversionKind::SharedMemory);
-  auto plain = planSharedConversion(src, dst, k32x32, 4,
-                                    SharedLayout::rowMajor(2), 4);
+  ASSERT_EQ(classifyConversion(src, dst, k32x32, 4), ConversionKind::SharedMemory);
+  auto plain = planSharedConversion(src, dst, k32x32, 4, SharedLayout::rowMajor(2), 4);
   EXPECT_EQ(plain.write.ways, 1);
   EXPECT_EQ(plain.read.ways, 8);
   SharedPlan plan = chooseSharedLayout(src, dst, k32x32, 4, 4);
@@ -168,8 +162,7 @@ TEST(SharedLayout, ChosenLayoutMakesTransposeConflictFree) {
 
 // Lanes down the columns on one side, along the rows on the other, scalars.
 TEST(SharedLayout, ChosenLayoutFixesScalarColumnReads) {
-  SharedPlan plan =
-      chooseSharedLayout(kLanesAlongRows, kLanesDownColumns, k32x32, 4, 4);
+  SharedPlan plan = chooseSharedLayout(kLanesAlongRows, kLanesDownColumns, k32x32, 4, 4);
   SCOPED_TRACE(plan.layout.str());
   EXPECT_EQ(plan.write.ways, 1);
   EXPECT_EQ(plan.read.ways, 1);

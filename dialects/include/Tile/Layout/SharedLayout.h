@@ -26,10 +26,9 @@ struct SharedLayout {
   unsigned interval = 1, padding = 0;           // padded
   std::vector<unsigned> order;                  // fastest-varying first
 
-  static SharedLayout swizzled(unsigned vec, unsigned perPhase,
-                               unsigned maxPhase, std::vector<unsigned> order);
-  static SharedLayout padded(unsigned interval, unsigned padding,
-                             std::vector<unsigned> order);
+  static SharedLayout swizzled(unsigned vec, unsigned perPhase, unsigned maxPhase,
+                               std::vector<unsigned> order);
+  static SharedLayout padded(unsigned interval, unsigned padding, std::vector<unsigned> order);
   /// The plain row-major buffer (no swizzle, no padding).
   static SharedLayout rowMajor(unsigned rank);
 
@@ -53,8 +52,8 @@ struct SharedLayout {
 /// How one side of a conversion touches the buffer: each thread issues
 /// `numRegisters / width` accesses of `width` consecutive registers
 /// (consecutive elements along the buffer's fastest dimension).
-unsigned sharedAccessWidth(const TileLayout &layout, const Shape &shape,
-                           const SharedLayout &shared, unsigned elemBytes);
+unsigned sharedAccessWidth(const TileLayout &layout, const Shape &shape, const SharedLayout &shared,
+                           unsigned elemBytes);
 
 /// Bank conflicts of one side: every warp's accesses (one instruction per
 /// group of `sharedAccessWidth` registers) split into phases of 128 bytes
@@ -67,14 +66,13 @@ struct BankConflicts {
   int64_t wavefronts = 0;
   int64_t instructions = 0;
 };
-BankConflicts bankConflicts(const TileLayout &layout, const Shape &shape,
-                            unsigned numWarps, const SharedLayout &shared,
-                            unsigned elemBytes);
+BankConflicts bankConflicts(const TileLayout &layout, const Shape &shape, unsigned numWarps,
+                            const SharedLayout &shared, unsigned elemBytes);
 
 /// How a layout conversion moves its data (the lowering's three ways).
 enum class ConversionKind { NoOp, WarpShuffles, SharedMemory };
-ConversionKind classifyConversion(const TileLayout &src, const TileLayout &dst,
-                                  const Shape &shape, unsigned numWarps);
+ConversionKind classifyConversion(const TileLayout &src, const TileLayout &dst, const Shape &shape,
+                                  unsigned numWarps);
 
 /// The shared layout of a conversion through shared memory, with the cost of
 /// both sides.
@@ -82,16 +80,14 @@ struct SharedPlan {
   SharedLayout layout;
   BankConflicts write, read;
 };
-SharedPlan planSharedConversion(const TileLayout &src, const TileLayout &dst,
-                                const Shape &shape, unsigned numWarps,
-                                const SharedLayout &shared, unsigned elemBytes);
+SharedPlan planSharedConversion(const TileLayout &src, const TileLayout &dst, const Shape &shape,
+                                unsigned numWarps, const SharedLayout &shared, unsigned elemBytes);
 /// Picks the layout with the fewest wavefronts plus instructions over both
 /// sides, among the row-major buffer, XOR swizzles and paddings along the
 /// orders of the two layouts; ties go to the simpler (row-major, then
 /// swizzled, then the least padding).
-SharedPlan chooseSharedLayout(const TileLayout &src, const TileLayout &dst,
-                              const Shape &shape, unsigned numWarps,
-                              unsigned elemBytes);
+SharedPlan chooseSharedLayout(const TileLayout &src, const TileLayout &dst, const Shape &shape,
+                              unsigned numWarps, unsigned elemBytes);
 
 } // namespace megac::layout
 
