@@ -132,6 +132,15 @@ def attn_decode(a, verify=False):
     a["o"].copy_(o.reshape(a["o"].shape).to(torch.bfloat16))
 
 
+def softmax(a):
+    a["y"].copy_(torch.softmax(a["x"].float(), dim=-1).to(torch.bfloat16))
+
+
+def reduce_tiles(a, axis):
+    out = a["rows"] if axis == 1 else a["cols"]
+    out.copy_(a["x"].view(-1, 128, 128).sum(dim=axis + 1).reshape(out.shape))
+
+
 EAGER = {
     "vector_add": vector_add,
     "shared_act_quant": shared_act_quant,
@@ -154,4 +163,8 @@ EAGER = {
     "gdn_verify": gdn_verify,
     "attn_decode_q1": attn_decode,
     "attn_decode_verify": lambda a: attn_decode(a, verify=True),
+    "softmax": softmax,
+    "softmax_small": softmax,
+    "reduce_rows": lambda a: reduce_tiles(a, axis=1),
+    "reduce_cols": lambda a: reduce_tiles(a, axis=0),
 }

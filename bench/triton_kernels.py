@@ -422,6 +422,37 @@ def attn_decode(q, gate, k_cache, v_cache, page_table, seq_lens, o, T=1):
                                num_warps=4)
 
 
+# ----------------------------------------------------------------------------------------------- softmax
+@triton.jit
+def _softmax(x, y, N, BLOCK: tl.constexpr):
+    row = tl.program_id(0).to(tl.int64)
+    cols = tl.arange(0, BLOCK)
+    m = cols < N
+    v = tl.load(x + row * N + cols, mask=m, other=-float("inf")).to(tl.float32)
+    e = tl.where(m, tl.exp(v - tl.max(v, axis=0)), 0.0)
+    tl.store(y + row * N + cols, (e * (1.0 / tl.sum(e, axis=0))).to(tl.bfloat16), mask=m)
+
+
+def softmax(x, y):
+    M, N = x.shape
+    BLOCK = triton.next_power_of_2(N)
+    _softmax[(M,)](x, y, N, BLOCK=BLOCK, num_warps=8 if BLOCK >= 2048 else 4)
+
+
+# ------------------------------------------------------------------------------------ reduce_rows / _cols
+@triton.jit
+def _reduce_tile(x, out, AXIS: tl.constexpr, TILE: tl.constexpr):
+    t = tl.program_id(0).to(tl.int64)
+    r = tl.arange(0, TILE)
+    v = tl.load(x + (t * TILE + r[:, None]) * TILE + r[None, :])
+    tl.store(out + t * TILE + r, tl.sum(v, axis=AXIS))
+
+
+def reduce_tiles(x, out, axis):
+    """Sums of each 128x128 tile of x [T * 128, 128] along `axis` (1: per row, 0: per column)."""
+    _reduce_tile[(x.shape[0] // 128,)](x, out, AXIS=axis, TILE=128, num_warps=8)
+
+
 # ------------------------------------------------------------------------------------ by reference name
 LAUNCHERS = {
     "vector_add": lambda a: vector_add(a["x"], a["y"], a["out"]),
@@ -450,4 +481,8 @@ LAUNCHERS = {
                                             a["seq_lens"], a["o"]),
     "attn_decode_verify": lambda a: attn_decode(a["q"], a["gate"], a["k_cache"], a["v_cache"], a["page_table"],
                                                 a["seq_lens"], a["o"], T=a["T"]),
+    "softmax": lambda a: softmax(a["x"], a["y"]),
+    "softmax_small": lambda a: softmax(a["x"], a["y"]),
+    "reduce_rows": lambda a: reduce_tiles(a["x"], a["rows"], axis=1),
+    "reduce_cols": lambda a: reduce_tiles(a["x"], a["cols"], axis=0),
 }

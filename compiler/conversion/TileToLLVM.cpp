@@ -239,7 +239,11 @@ private:
   LogicalResult lowerReduce(ReduceOp op);
   LogicalResult lowerConvert(ConvertLayoutOp op);
   LogicalResult lowerReshape(ReshapeOp op);
-  Regs exchangeThroughShared(Value source, const Dist &src, const Dist &dst);
+  Regs exchangeThroughShared(Value source, const Dist &src, const Dist &dst,
+                             const layout::SharedLayout &writeAt,
+                             const layout::SharedLayout &readAt);
+  Value sharedOffset(const layout::SharedLayout &s, const layout::Shape &shape,
+                     ArrayRef<Value> idx);
   LogicalResult lowerConvertByShuffles(ConvertLayoutOp op, const Dist &src,
                                        const Dist &dst,
                                        const layout::ShufflePlan &plan);
@@ -926,10 +930,14 @@ LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
     Value digit = warpDigit(l, axis);
     digit = b.create<arith::RemUIOp>(loc, digit, i32(ways));
     Value base = sharedBase();
+    // Slots ordered (partial, way, key): the lanes of a warp have
+    // consecutive keys, so each store and each load of one way touches
+    // consecutive words, free of bank conflicts (keyed innermost, one
+    // warp's stores would land `ways` words apart).
     auto slotOf = [&](int64_t k, Value way) {
-      Value s = b.create<arith::AddIOp>(loc, i32(k * keys), key);
-      s = b.create<arith::MulIOp>(loc, s, i32(ways));
-      return b.create<arith::AddIOp>(loc, s, way);
+      Value s = b.create<arith::AddIOp>(loc, i32(k * ways), way);
+      s = b.create<arith::MulIOp>(loc, s, i32(keys));
+      return b.create<arith::AddIOp>(loc, s, key);
     };
     Type i32t = b.getI32Type();
     nvvm::barrier(b, loc);
@@ -992,24 +1000,32 @@ LogicalResult KernelLowering::lowerConvert(ConvertLayoutOp op) {
   auto src = distOf(op, srcType), dst = distOf(op, dstType);
   if (failed(src) || failed(dst))
     return failure();
-  Type elem = storageType(srcType.getElementType());
   unsigned numWarps = unsigned(getNumWarps(func));
   layout::TileLayout srcLayout{src->blocked, src->sliceDim},
       dstLayout{dst->blocked, dst->sliceDim};
-  // Same elements in the same registers of the same threads: nothing moves.
-  if (layout::equivalent(srcLayout, dstLayout, src->shape, numWarps)) {
+  switch (layout::classifyConversion(srcLayout, dstLayout, src->shape,
+                                     numWarps)) {
+  case layout::ConversionKind::NoOp: {
     Regs same = lookup(op.getSrc());
     values[op] = same;
     return success();
   }
-  // Every thread finds what it needs in its own warp: index shuffles, no
-  // shared memory and no barrier, unless that takes more shuffles than the
-  // shared-memory path has accesses.
-  if (auto plan = layout::planWarpShuffles(srcLayout, dstLayout, src->shape,
-                                           numWarps))
-    if (plan->numShuffles <= src->numRegs() + dst->numRegs())
-      return lowerConvertByShuffles(op, *src, *dst, *plan);
-  values[op] = exchangeThroughShared(op.getSrc(), *src, *dst);
+  case layout::ConversionKind::WarpShuffles:
+    return lowerConvertByShuffles(
+        op, *src, *dst,
+        *layout::planWarpShuffles(srcLayout, dstLayout, src->shape, numWarps));
+  case layout::ConversionKind::SharedMemory:
+    break;
+  }
+  // The buffer's layout: the one tile-assign-shared-layouts chose (or that
+  // the IR names), else the same choice made here.
+  auto shared = sharedLayoutOf(op->getAttr(attr::kShared));
+  if (!shared)
+    shared = layout::chooseSharedLayout(
+                 srcLayout, dstLayout, src->shape, numWarps,
+                 sharedElementBytes(srcType.getElementType()))
+                 .layout;
+  values[op] = exchangeThroughShared(op.getSrc(), *src, *dst, *shared, *shared);
   return success();
 }
 
@@ -1017,54 +1033,112 @@ LogicalResult KernelLowering::lowerReshape(ReshapeOp op) {
   auto src = distOf(op, op.getSrc().getType()), dst = distOf(op, op.getType());
   if (failed(src) || failed(dst))
     return failure();
-  values[op] = exchangeThroughShared(op.getSrc(), *src, *dst);
+  // Row-major on both sides: a reshape keeps the row-major order.
+  values[op] = exchangeThroughShared(
+      op.getSrc(), *src, *dst, layout::SharedLayout::rowMajor(src->shape.size()),
+      layout::SharedLayout::rowMajor(dst->shape.size()));
   return success();
 }
 
-// Every owner writes its elements at their row-major position in shared
-// memory, then every thread reads what its new layout holds (the shapes may
-// differ: a reshape keeps the row-major order).
-Regs KernelLowering::exchangeThroughShared(Value source, const Dist &srcD,
-                                          const Dist &dstD) {
-  const Dist *src = &srcD, *dst = &dstD;
+// The element offset of `idx` in a buffer of layout `s` (SharedLayout::offsetOf
+// in IR); divisions and remainders are by powers of two.
+Value KernelLowering::sharedOffset(const layout::SharedLayout &s,
+                                   const layout::Shape &shape,
+                                   ArrayRef<Value> idx) {
+  auto mul = [&](Value v, int64_t c) -> Value {
+    return b.create<arith::MulIOp>(loc, v, i32(c));
+  };
+  auto add = [&](Value x, Value y) -> Value {
+    return b.create<arith::AddIOp>(loc, x, y);
+  };
+  Value row = i32(0);
+  for (size_t k = s.order.size(); k-- > 1;)
+    row = add(mul(row, shape[s.order[k]]), idx[s.order[k]]);
+  Value col = idx[s.order[0]];
+  int64_t cols = shape[s.order[0]];
+  if (s.kind == layout::SharedLayout::Kind::Padded) {
+    Value linear = add(mul(row, cols), col);
+    Value pads = b.create<arith::DivUIOp>(loc, linear, i32(s.interval));
+    return add(linear, mul(pads, s.padding));
+  }
+  int64_t phases = s.phaseCount(shape);
+  if (phases == 1)
+    return add(mul(row, cols), col);
+  Value phase = b.create<arith::RemUIOp>(
+      loc, b.create<arith::DivUIOp>(loc, row, i32(s.perPhase)), i32(phases));
+  Value chunk = b.create<arith::DivUIOp>(loc, col, i32(s.vec));
+  Value swizzled = mul(b.create<arith::XOrIOp>(loc, chunk, phase), s.vec);
+  Value within = b.create<arith::RemUIOp>(loc, col, i32(s.vec));
+  return add(add(mul(row, cols), swizzled), within);
+}
+
+// Every thread writes its registers into a shared buffer of layout `writeAt`
+// (replicas write the same value to the same place), then reads what its new
+// layout holds at `readAt` (the shapes may differ: a reshape). Runs of
+// registers that are consecutive in the buffer move as one vector access
+// (layout::sharedAccessWidth, the width the bank-conflict count assumes).
+Regs KernelLowering::exchangeThroughShared(Value source, const Dist &src,
+                                          const Dist &dst,
+                                          const layout::SharedLayout &writeAt,
+                                          const layout::SharedLayout &readAt) {
   Type elemType = getElementTypeOrSelf(source.getType());
-  Type elem = storageType(elemType);
-  // Masks travel through shared memory as bytes.
-  bool isMask = elem.isInteger(1);
-  if (isMask)
-    elem = b.getI8Type();
-  // Through shared memory: every owner writes its elements at their
-  // row-major position, then every thread reads what its new layout holds.
-  int64_t count = 1;
-  for (int64_t s : src->shape)
-    count *= s;
-  smemBytes = std::max(smemBytes, count * storageBytes(elemType));
-  auto linear = [&](ArrayRef<Value> idx, const layout::Shape &shape) {
-    Value acc = i32(0);
-    for (size_t d = 0; d < shape.size(); ++d) {
-      acc = b.create<arith::MulIOp>(loc, acc, i32(shape[d]));
-      acc = b.create<arith::AddIOp>(loc, acc, idx[d]);
-    }
-    return acc;
+  Type stor = storageType(elemType);
+  // Masks travel as bytes, pointers as i64 (vectors of integers).
+  Type elem = stor.isInteger(1) ? b.getI8Type()
+              : isa<LLVM::LLVMPointerType>(stor) ? b.getI64Type()
+                                                  : stor;
+  unsigned bytes = sharedElementBytes(elemType);
+  smemBytes = std::max({smemBytes, writeAt.allocationElems(src.shape) * bytes,
+                        readAt.allocationElems(dst.shape) * bytes});
+  auto toShared = [&](Value v) -> Value {
+    if (stor.isInteger(1))
+      return b.create<arith::ExtUIOp>(loc, elem, v);
+    if (isa<LLVM::LLVMPointerType>(stor))
+      return b.create<LLVM::PtrToIntOp>(loc, elem, v);
+    return v;
+  };
+  auto fromShared = [&](Value v) -> Value {
+    if (stor.isInteger(1))
+      return b.create<arith::TruncIOp>(loc, stor, v);
+    if (isa<LLVM::LLVMPointerType>(stor))
+      return b.create<LLVM::IntToPtrOp>(loc, stor, v);
+    return v;
+  };
+  auto widthOf = [&](const Dist &d, const layout::SharedLayout &s) {
+    return int64_t(layout::sharedAccessWidth(
+        layout::TileLayout{d.blocked, d.sliceDim}, d.shape, s, bytes));
   };
   Value base = sharedBase();
   nvvm::barrier(b, loc);
-  auto srcIdx = elementIndices(*src);
-  for (int64_t r = 0; r < src->numRegs(); ++r) {
-    Value v = lookup(source)[r];
-    if (isMask)
-      v = b.create<arith::ExtUIOp>(loc, elem, v);
-    b.create<LLVM::StoreOp>(loc, v, sharedSlot(base, elem, linear(srcIdx[r], src->shape)));
+  auto srcIdx = elementIndices(src);
+  int64_t width = widthOf(src, writeAt);
+  for (int64_t r = 0; r < src.numRegs(); r += width) {
+    Value slot = sharedSlot(base, elem, sharedOffset(writeAt, src.shape, srcIdx[r]));
+    Value v;
+    if (width == 1) {
+      v = toShared(lookup(source)[r]);
+    } else {
+      v = b.create<LLVM::UndefOp>(loc, VectorType::get({width}, elem));
+      for (int64_t k = 0; k < width; ++k)
+        v = b.create<LLVM::InsertElementOp>(loc, v, toShared(lookup(source)[r + k]),
+                                            i32(k));
+    }
+    b.create<LLVM::StoreOp>(loc, v, slot, width * bytes);
   }
   nvvm::barrier(b, loc);
-  auto dstIdx = elementIndices(*dst);
+  auto dstIdx = elementIndices(dst);
+  width = widthOf(dst, readAt);
   Regs out;
-  for (int64_t r = 0; r < dst->numRegs(); ++r) {
-    Value v = b.create<LLVM::LoadOp>(loc, elem,
-                                     sharedSlot(base, elem, linear(dstIdx[r], dst->shape)));
-    if (isMask)
-      v = b.create<arith::TruncIOp>(loc, b.getI1Type(), v);
-    out.push_back(v);
+  for (int64_t r = 0; r < dst.numRegs(); r += width) {
+    Value slot = sharedSlot(base, elem, sharedOffset(readAt, dst.shape, dstIdx[r]));
+    if (width == 1) {
+      out.push_back(fromShared(b.create<LLVM::LoadOp>(loc, elem, slot, bytes)));
+      continue;
+    }
+    Value v = b.create<LLVM::LoadOp>(loc, VectorType::get({width}, elem), slot,
+                                     width * bytes);
+    for (int64_t k = 0; k < width; ++k)
+      out.push_back(fromShared(b.create<LLVM::ExtractElementOp>(loc, v, i32(k))));
   }
   return out;
 }

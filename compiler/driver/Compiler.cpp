@@ -129,7 +129,33 @@ std::string printAttr(Attribute a) {
   return s;
 }
 
-// --emit layouts: each kernel's distinct tile types after layout assignment.
+// One line per conversion through shared memory: where, the buffer's
+// layout and the bank conflicts of its two sides.
+std::string describeSharedConversion(tile::ConvertLayoutOp op,
+                                     const layout::SharedLayout &shared,
+                                     unsigned warps) {
+  auto type = op.getType();
+  auto src = tile::tileLayoutOf(op.getSrc().getType()),
+       dst = tile::tileLayoutOf(type);
+  if (!src || !dst)
+    return "";
+  layout::Shape shape(type.getShape().begin(), type.getShape().end());
+  auto plan = layout::planSharedConversion(
+      *src, *dst, shape, warps, shared,
+      tile::sharedElementBytes(type.getElementType()));
+  std::ostringstream os;
+  std::string where = printAttr(op.getLoc());
+  if (auto file = dyn_cast<FileLineColLoc>(op.getLoc()))
+    where = (file.getFilename().str() + ":" + std::to_string(file.getLine()) +
+             ":" + std::to_string(file.getColumn()));
+  os << "  convert at " << where << " through shared memory: "
+     << shared.str() << ", writes " << plan.write.ways << "-way, reads "
+     << plan.read.ways << "-way bank conflicts\n";
+  return os.str();
+}
+
+// --emit layouts: each kernel's distinct tile types after layout assignment,
+// and the shared-memory layout of each conversion through shared memory.
 std::string describeLayouts(ModuleOp module, const TargetOutput &out,
                             bool full) {
   std::ostringstream os;
@@ -177,6 +203,10 @@ std::string describeLayouts(ModuleOp module, const TargetOutput &out,
           os << "    " << line << "\n";
       }
     }
+    f.walk([&](tile::ConvertLayoutOp op) {
+      if (auto shared = tile::sharedLayoutOf(op->getAttr(tile::attr::kShared)))
+        os << describeSharedConversion(op, *shared, warps);
+    });
   });
   return os.str();
 }
@@ -400,6 +430,7 @@ CompileResult compile(const CompileOptions &options) {
     pm.addPass(tile::createTileRemoveLayoutConversions());
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
+    pm.addPass(tile::createTileAssignSharedLayouts());
     if (failed(pm.run(*module)))
       return finish();
     double passesMs = msSince(t0);

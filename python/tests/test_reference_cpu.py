@@ -83,6 +83,10 @@ CPU_KERNELS = {
     "attn_decode_verify": dict(B=2, ctx=70, Hq=8, Hkv=1, T=4),
     "draft_fin": dict(M=3, H=64, k=8),
     "draft_fin_residual": dict(M=3, H=64, k=8),
+    "softmax": dict(M=3, N=256),
+    "softmax_small": dict(M=5, N=128),
+    "reduce_rows": dict(T=2),
+    "reduce_cols": dict(T=3),
 }
 FP8_KERNELS = {
     "shared_act_quant": dict(M=3, I=128),
@@ -146,3 +150,50 @@ def test_attention_split_plan_covers_every_page_and_fills_the_gpu():
         assert (nsplit - 1) * split_pages < pages <= nsplit * split_pages   # no split starts past the table
         programs = B * (Hq // 4) * T * nsplit
         assert programs >= min(4 * 132, B * (Hq // 4) * T * pages) // 2   # long contexts get more splits
+
+
+@pytest.mark.parametrize("name", ["softmax", "softmax_small"])
+def test_softmax_shapes_fit_the_kernel(name):
+    """Each kernel keeps a row in one tile (4096 or 1024 wide) and reads it in 16-byte vectors."""
+    from megac import reference
+    from megac.reference.softmax import MAX_N
+    k = reference.get(name)
+    for shape in k.shapes + k.bench_shapes:
+        assert shape["N"] % 16 == 0 and 16 <= shape["N"] <= MAX_N[name] and shape["M"] >= 1
+    args = k.inputs(M=4, N=256, device="cpu", seed=0)
+    assert args["x"].dtype == torch.bfloat16 and args["y"].shape == (4, 256)
+    y = k.reference(dict(args))["y"].double()
+    assert torch.allclose(y.sum(-1), torch.ones(4, dtype=torch.float64), atol=1e-2)
+    assert (y > 0).all() and args["x"].float().std() > 1.0
+
+
+def test_softmax_check_rejects_a_wrong_row():
+    from megac import reference
+    from megac.reference.common import run_checks
+    k = reference.get("softmax")
+    args = k.inputs(M=3, N=256, device="cpu", seed=1)
+    ref = k.reference(dict(args))
+    args["y"] = ref["y"].clone()
+    args["y"][1] = args["y"][1].flip(0)
+    assert not all(r.ok for r in run_checks(k.checks, args, ref))
+
+
+@pytest.mark.parametrize("name,axis", [("reduce_rows", 1), ("reduce_cols", 0)])
+def test_reduce_reference_sums_each_tile(name, axis):
+    from megac import reference
+    k = reference.get(name)
+    for shape in k.shapes + k.bench_shapes:
+        assert shape["T"] >= 1
+    T = 3
+    args = k.inputs(T=T, device="cpu", seed=2)
+    assert args["x"].shape == (T * 128, 128) and args["x"].dtype == torch.float32
+    out = k.reference(dict(args))["rows" if axis == 1 else "cols"]
+    x = args["x"].double()
+    t, i = 2, 77
+    if axis == 1:
+        assert out.shape == (T * 128,)
+        assert abs(out[t * 128 + i].item() - x[t * 128 + i, :].sum().item()) < 1e-4
+    else:
+        assert out.shape == (T, 128)
+        assert abs(out[t, i].item() - x[t * 128:(t + 1) * 128, i].sum().item()) < 1e-4
+    assert k.bytes_moved(T=T) == T * 128 * 128 * 4 + T * 128 * 4

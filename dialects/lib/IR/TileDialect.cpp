@@ -1,6 +1,6 @@
 // Dialect registration, the pointer type and the layout attributes.
 #include "Tile/IR/TileDialect.h"
-#include "Tile/Layout/BlockedLayout.h"
+#include "Tile/Layout/SharedLayout.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -46,7 +46,50 @@ BlockedEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
+LogicalResult SwizzledSharedEncodingAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, unsigned vec,
+    unsigned perPhase, unsigned maxPhase, ArrayRef<unsigned> order) {
+  auto layout = megac::layout::SharedLayout::swizzled(
+      vec, perPhase, maxPhase, {order.begin(), order.end()});
+  std::string why = layout.validate();
+  if (!why.empty())
+    return emitError() << "invalid #tile.swizzled_shared layout: " << why;
+  return success();
+}
+
+LogicalResult PaddedSharedEncodingAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, unsigned interval,
+    unsigned padding, ArrayRef<unsigned> order) {
+  auto layout = megac::layout::SharedLayout::padded(
+      interval, padding, {order.begin(), order.end()});
+  std::string why = layout.validate();
+  if (!why.empty())
+    return emitError() << "invalid #tile.padded_shared layout: " << why;
+  return success();
+}
+
 namespace mlir::tile {
+
+std::optional<megac::layout::SharedLayout> sharedLayoutOf(Attribute attr) {
+  if (auto s = dyn_cast_or_null<SwizzledSharedEncodingAttr>(attr))
+    return megac::layout::SharedLayout::swizzled(
+        s.getVec(), s.getPerPhase(), s.getMaxPhase(),
+        {s.getOrder().begin(), s.getOrder().end()});
+  if (auto p = dyn_cast_or_null<PaddedSharedEncodingAttr>(attr))
+    return megac::layout::SharedLayout::padded(
+        p.getInterval(), p.getPadding(),
+        {p.getOrder().begin(), p.getOrder().end()});
+  return std::nullopt;
+}
+
+Attribute sharedLayoutAttr(MLIRContext *ctx,
+                           const megac::layout::SharedLayout &layout) {
+  if (layout.kind == megac::layout::SharedLayout::Kind::Padded)
+    return PaddedSharedEncodingAttr::get(ctx, layout.interval, layout.padding,
+                                         layout.order);
+  return SwizzledSharedEncodingAttr::get(ctx, layout.vec, layout.perPhase,
+                                         layout.maxPhase, layout.order);
+}
 
 ArrayRef<int64_t> getShapeOrEmpty(Type type) {
   if (auto tensor = dyn_cast<RankedTensorType>(type))
@@ -59,6 +102,12 @@ Type withElementType(Type type, Type element) {
     return RankedTensorType::get(tensor.getShape(), element,
                                  tensor.getEncoding());
   return element;
+}
+
+unsigned sharedElementBytes(Type elem) {
+  if (isa<PtrType>(elem) || !elem.isIntOrFloat())
+    return 8;
+  return std::max(1u, elem.getIntOrFloatBitWidth() / 8);
 }
 
 int getNumWarps(Operation *op) {

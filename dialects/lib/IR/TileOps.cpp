@@ -214,6 +214,16 @@ LogicalResult ConvertLayoutOp::verify() {
     return emitOpError("layout conversion cannot change shape or element "
                        "type: ")
            << src << " vs " << dst;
+  if (Attribute shared = (*this)->getAttr(attr::kShared)) {
+    auto layout = sharedLayoutOf(shared);
+    if (!layout)
+      return emitOpError("'shared' must be a #tile.swizzled_shared or "
+                         "#tile.padded_shared layout, got ")
+             << shared;
+    if (layout->order.size() != size_t(src.getRank()))
+      return emitOpError("shared layout order has ")
+             << layout->order.size() << " dimensions, the tile " << src.getRank();
+  }
   return success();
 }
 

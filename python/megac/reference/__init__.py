@@ -20,6 +20,8 @@ for _mod, _names in {
     "gdn_norm_gate": ("gdn_norm_gate", "gdn_norm_gate_fp8"),
     "attn_decode_cp": ("attn_decode_q1", "attn_decode_verify"),
     "draft_fin": ("draft_fin", "draft_fin_residual"),
+    "reduce": ("reduce_rows", "reduce_cols"),
+    "softmax": ("softmax", "softmax_small"),
 }.items():
     for _n in _names:
         _REGISTRY[_n] = (_mod, _n)

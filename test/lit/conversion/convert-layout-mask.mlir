@@ -4,11 +4,13 @@
 #B = #tile.blocked<spt = [1], tpw = [32], wpc = [4], order = [0]>
 
 // A mask (i1) changes layout through shared memory as bytes: widened to i8
-// before the store, narrowed back after the load. 512 x i8 = 512 bytes.
+// before the store (the thread's 4 consecutive bytes as one vector), narrowed
+// back after the load. 512 x i8 = 512 bytes.
 // CHECK: llvm.mlir.global internal @__megac_smem_convert_mask() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<512 x i8>
 // CHECK-LABEL: llvm.func @convert_mask
 // CHECK: nvvm.barrier0
-// CHECK-COUNT-4: llvm.store %{{.*}}, %{{.*}} : i8, !llvm.ptr<3>
+// CHECK-COUNT-4: llvm.zext %{{.*}} : i1 to i8
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : vector<4xi8>, !llvm.ptr<3>
 // CHECK: nvvm.barrier0
 // CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> i8
 // CHECK-NEXT: llvm.trunc %{{.*}} : i8 to i1

@@ -10,14 +10,16 @@
 
 // A layout conversion that moves elements between warps (element 40 is in
 // warp 0 under #A, warp 1 under #B) goes through shared memory: a barrier, every thread
-// writes its 4 registers at their row-major positions, a barrier, every
-// thread reads what the new layout gives it. The buffer holds the whole tile
-// (512 x f32 = 2048 bytes).
+// writes its 4 consecutive registers at their row-major positions (one
+// 16-byte vector: lanes write consecutive vectors, no bank conflict), a
+// barrier, every thread reads what the new layout gives it. The buffer holds
+// the whole tile (512 x f32 = 2048 bytes).
 // CHECK: llvm.mlir.global internal @__megac_smem_convert() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<2048 x i8>
 // CHECK-LABEL: llvm.func @convert
 // CHECK: %[[BASE:.*]] = llvm.mlir.addressof @__megac_smem_convert : !llvm.ptr<3>
 // CHECK-NEXT: nvvm.barrier0
-// CHECK-COUNT-4: llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<3>
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<3>
+// CHECK-NOT: llvm.store
 // CHECK: nvvm.barrier0
 // CHECK-COUNT-4: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
 // CHECK-NOT: nvvm.barrier0

@@ -32,4 +32,37 @@ def Tile_SliceEncodingAttr : AttrDef<Tile_Dialect, "SliceEncoding"> {
   let assemblyFormat = "`<` `dim` `=` $dim `,` `parent` `=` $parent `>`";
 }
 
+// Shared-memory layouts: where each element of a tile sits in a shared-memory
+// buffer (a layout conversion through shared memory writes the source tile in
+// it and reads the result from it). Elements are linearized along `order`
+// (fastest first): col = index[order[0]], row = the other dimensions.
+// See Tile/Layout/SharedLayout.h and docs/dialect.md.
+
+// offset = row * cols + ((col / vec) xor phase) * vec + col mod vec,
+// phase = (row / perPhase) mod min(maxPhase, cols / vec): Triton's
+// SwizzledSharedEncoding. vec = perPhase = maxPhase = 1 is the plain buffer.
+def Tile_SwizzledSharedEncodingAttr : AttrDef<Tile_Dialect, "SwizzledSharedEncoding"> {
+  let mnemonic = "swizzled_shared";
+  let summary = "shared-memory buffer with XOR-swizzled vectors of each row";
+  let parameters = (ins "unsigned":$vec, "unsigned":$perPhase,
+                        "unsigned":$maxPhase, ArrayRefParameter<"unsigned">:$order);
+  let assemblyFormat = [{
+    `<` `vec` `=` $vec `,` `perPhase` `=` $perPhase `,` `maxPhase` `=` $maxPhase
+        `,` `order` `=` `[` $order `]` `>`
+  }];
+  let genVerifyDecl = 1;
+}
+
+// L = row * cols + col, offset = L + (L / interval) * padding.
+def Tile_PaddedSharedEncodingAttr : AttrDef<Tile_Dialect, "PaddedSharedEncoding"> {
+  let mnemonic = "padded_shared";
+  let summary = "shared-memory buffer padded by `padding` every `interval` elements";
+  let parameters = (ins "unsigned":$interval, "unsigned":$padding,
+                        ArrayRefParameter<"unsigned">:$order);
+  let assemblyFormat = [{
+    `<` `interval` `=` $interval `,` `padding` `=` $padding `,` `order` `=` `[` $order `]` `>`
+  }];
+  let genVerifyDecl = 1;
+}
+
 #endif

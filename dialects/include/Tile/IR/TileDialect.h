@@ -11,6 +11,9 @@
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "Tile/Layout/SharedLayout.h"
+
+#include <optional>
 
 #include "Tile/IR/TileDialect.h.inc"
 
@@ -35,12 +38,22 @@ inline constexpr char kMinCtasPerSM[] = "tile.min_ctas_per_sm";
 inline constexpr char kDivisibility[] = "tile.divisibility"; // on int arguments
 inline constexpr char kAlignment[] = "tile.alignment";       // bytes, on pointers
 inline constexpr char kSharedBytes[] = "tile.shared_bytes";  // set by lowering
+// On a tile.convert_layout through shared memory: its buffer's layout.
+inline constexpr char kShared[] = "shared";
 } // namespace attr
 
 /// The shape of a tile, or {} for a scalar.
 ArrayRef<int64_t> getShapeOrEmpty(Type type);
 /// `type` with its element type replaced (keeps shape and encoding).
 Type withElementType(Type type, Type element);
+/// The algebra's view of a #tile.swizzled_shared or #tile.padded_shared
+/// attribute (nothing for other attributes), and back.
+std::optional<megac::layout::SharedLayout> sharedLayoutOf(Attribute attr);
+Attribute sharedLayoutAttr(MLIRContext *ctx,
+                           const megac::layout::SharedLayout &layout);
+/// Bytes an element of `elem` takes in shared memory (masks travel as
+/// bytes, narrow floats as their byte, pointers as 8).
+unsigned sharedElementBytes(Type elem);
 /// Number of warps of the kernel enclosing `op` (the tile.num_warps attribute).
 int getNumWarps(Operation *op);
 

@@ -32,4 +32,17 @@ def TileRemoveLayoutConversions : Pass<"tile-remove-layout-conversions", "::mlir
   let dependentDialects = ["::mlir::tile::TileDialect"];
 }
 
+def TileAssignSharedLayouts : Pass<"tile-assign-shared-layouts", "::mlir::ModuleOp"> {
+  let summary = "choose the shared-memory layout of each conversion through shared memory";
+  let description = [{
+    Every tile.convert_layout whose layouts are not equivalent and that warp
+    shuffles cannot do moves through a shared-memory buffer. This pass gives
+    it the buffer layout (`shared = #tile.swizzled_shared<...>` or
+    `#tile.padded_shared<...>`) with the fewest bank-conflict wavefronts on
+    its write and read sides together, among the row-major buffer, XOR
+    swizzles and paddings. Conversions that already carry one keep it.
+  }];
+  let dependentDialects = ["::mlir::tile::TileDialect"];
+}
+
 #endif
