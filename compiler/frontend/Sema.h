@@ -99,6 +99,7 @@ private:
   void checkName(ExprPtr &e);
   void checkUnary(ExprPtr &e);
   void checkBinary(ExprPtr &e);
+  bool checkCastSupported(const CastExpr &c, const Type &from, const ElementType &to);
   void checkCast(CastExpr &c);
   void checkIndex(IndexExpr &x);
   bool resolveTypeRef(TypeRef &t);

@@ -289,6 +289,21 @@ void Sema::checkMemoryOp(CallExpr &c) {
     error(ptr->range, quoted(c.callee) + " does not support " + pointee.str());
     return;
   }
+  // The atomics that lower to one PTX instruction: red/atom.add on f32 and
+  // i32, atom.max on i32 (a float max has no single instruction).
+  bool i32 = pointee.scalar == ScalarKind::I32;
+  if ((c.builtin == Builtin::AtomicAdd && !i32 && pointee.scalar != ScalarKind::F32) ||
+      (c.builtin == Builtin::AtomicMax && !i32)) {
+    error(c.range,
+          quoted(c.callee) + " supports " +
+              (c.builtin == Builtin::AtomicAdd ? "f32 and i32" : "i32") +
+              " values, got " + value->type.str(),
+          c.builtin == Builtin::AtomicMax && pointee.scalar == ScalarKind::F32
+              ? "for a float max, reduce in the kernel and store, or atomic_max the bits of "
+                "non-negative floats as i32"
+              : "");
+    return;
+  }
   std::vector<int64_t> shape;
   if (!broadcastShapes(ptr->type.shape, value->type.shape, shape) ||
       (mask && !broadcastShapes(std::vector<int64_t>(shape), mask->type.shape,

@@ -458,6 +458,8 @@ void Sema::checkCast(CastExpr &c) {
           "casts convert numbers to numbers or pointers to pointers");
     return;
   }
+  if (!checkCastSupported(c, from, to))
+    return;
   bool fromFloat = !from.elem.isPointer && !isInteger(from.elem.scalar) &&
                    !isBool(from.elem.scalar);
   bool toInt = !to.isPointer && (isInteger(to.scalar) || isBool(to.scalar));
@@ -466,6 +468,80 @@ void Sema::checkCast(CastExpr &c) {
   if (!c.saturate)
     c.saturate = !to.isPointer && isStorageOnly(to.scalar);
   c.type = from.withElem(to);
+}
+
+// Casts that code generation has no conversion for are refused where they
+// are written (IR generation relies on it). Called before the rounding and
+// saturation defaults are filled in, so they are what the user wrote.
+bool Sema::checkCastSupported(const CastExpr &c, const Type &from,
+                              const ElementType &to) {
+  if (from.elem.isPointer) {
+    if (from.elem.scalar == to.scalar)
+      return true;
+    error(c.range, "cannot cast " + from.str() + " to " + to.str(),
+          "pointers keep their element type: declare the parameter with the "
+          "element type you need");
+    return false;
+  }
+  ScalarKind fk = from.elem.scalar, tk = to.scalar;
+  auto kindName = [](ScalarKind k) { return std::string(scalarKindName(k)); };
+  if (fk == tk)
+    return true;
+  auto packedOrScale = [](ScalarKind k) {
+    return k == ScalarKind::F4E2M1X2 || k == ScalarKind::E8M0;
+  };
+  auto fp8 = [](ScalarKind k) {
+    return k == ScalarKind::F8E4M3 || k == ScalarKind::F8E5M2;
+  };
+  if (packedOrScale(fk) || packedOrScale(tk)) {
+    error(c.range,
+          "casts to or from " + kindName(packedOrScale(tk) ? tk : fk) +
+              " are not supported",
+          "use quantize/dequantize (or bitcast for raw bits)");
+    return false;
+  }
+  bool fFloat = isFloat(fk), tFloat = isFloat(tk);
+  if (fp8(tk)) {
+    if (!fFloat) {
+      error(c.range, "convert integers to f32 before casting to " + kindName(tk),
+            "(x as f32) as " + kindName(tk));
+      return false;
+    }
+    if (c.rounding != Rounding::Default && c.rounding != Rounding::RNE) {
+      error(c.range, "only rne rounding exists for " + kindName(tk),
+            "drop the rounding mode");
+      return false;
+    }
+    if (c.saturate && !*c.saturate) {
+      error(c.range,
+            "conversions to " + kindName(tk) +
+                " always saturate to the finite range",
+            "drop 'saturate = false'");
+      return false;
+    }
+    return true;
+  }
+  if (fp8(fk)) {
+    if (tFloat)
+      return true;
+    error(c.range, "cast " + kindName(fk) + " to f32 first",
+          "(x as f32) as " + kindName(tk));
+    return false;
+  }
+  // Conversions round to nearest even (float results) or toward zero (float
+  // to int); other explicit modes are refused rather than ignored.
+  Rounding natural = fFloat && !tFloat ? Rounding::RZ : Rounding::RNE;
+  bool exact = (!fFloat && !tFloat) ||
+               (fFloat && tFloat && bitWidth(tk) >= bitWidth(fk));
+  if (!exact && c.rounding != Rounding::Default && c.rounding != natural) {
+    error(c.range,
+          "rounding '" + std::string(roundingName(c.rounding)) + "' is not supported from " +
+              kindName(fk) + " to " + kindName(tk),
+          std::string("this conversion rounds ") +
+              (natural == Rounding::RZ ? "toward zero (rz)" : "to nearest even (rne)"));
+    return false;
+  }
+  return true;
 }
 
 void Sema::checkIndex(IndexExpr &x) {

@@ -88,8 +88,7 @@ private:
   Value emit(const fe::Expr &e);
   Value emitLiteral(const fe::Expr &e, Attribute scalar);
   Value emitBinary(const fe::BinaryExpr &e);
-  Value emitCast(Value v, const fe::Type &from, const fe::Type &to,
-                 fe::Rounding rounding, bool saturate, Location l);
+  Value emitCast(Value v, const fe::Type &from, const fe::Type &to, Location l);
   Value emitCall(const fe::CallExpr &e);
   Value constant(Type type, double v) {
     Type elem = getElementTypeOrSelf(type);
@@ -380,8 +379,7 @@ Value IRGen::emit(const fe::Expr &e) {
     Value x = emit(*cast->operand);
     if (!x)
       return nullptr;
-    return emitCast(x, cast->operand->type, e.type, cast->rounding,
-                    cast->saturate.value_or(false), l);
+    return emitCast(x, cast->operand->type, e.type, l);
   }
   if (auto *call = fe::dyn_cast<fe::CallExpr>(&e))
     return emitCall(*call);
@@ -503,72 +501,26 @@ Value IRGen::emitBinary(const fe::BinaryExpr &e) {
 }
 
 Value IRGen::emitCast(Value v, const fe::Type &from, const fe::Type &to,
-                      fe::Rounding rounding, bool saturate, Location l) {
+                      Location l) {
   Type dst = toMLIR(to);
   if (v.getType() == dst)
     return v;
+  // Sema refused every cast without a lowering (Sema::checkCastSupported):
+  // pointer casts, packed FP4 and E8M0, integers to or from FP8, FP8 without
+  // rne or saturation, and rounding modes other than the conversion's own.
   using K = fe::ScalarKind;
-  if (from.elem.isPointer || to.elem.isPointer) {
-    emitError(l, "cannot cast ") << from.str() << " to " << to.str()
-                                 << "; hint: pointers keep their element type: declare the "
-                                    "parameter with the element type you need";
-    failed_ = true;
-    return nullptr;
-  }
   K fk = from.elem.scalar, tk = to.elem.scalar;
   bool fFloat = fe::isFloat(fk), tFloat = fe::isFloat(tk);
-  bool tNarrow = tk == K::F8E4M3 || tk == K::F8E5M2;
-  bool fNarrow = fk == K::F8E4M3 || fk == K::F8E5M2;
-  if (tk == K::F4E2M1X2 || tk == K::E8M0 || fk == K::F4E2M1X2 || fk == K::E8M0) {
-    emitError(l, "casts to or from ")
-        << fe::scalarKindName(tk == K::F4E2M1X2 || tk == K::E8M0 ? tk : fk)
-        << " are not supported: use quantize/dequantize";
+  if (from.elem.isPointer || to.elem.isPointer) {
+    emitError(l, "internal: unchecked pointer cast");
     failed_ = true;
     return nullptr;
   }
-  if (tNarrow) {
-    if (!fFloat) {
-      emitError(l, "convert integers to f32 before casting to ")
-          << fe::scalarKindName(tk);
-      failed_ = true;
-      return nullptr;
-    }
-    if (rounding != fe::Rounding::RNE) {
-      emitError(l, "only rne rounding exists for ") << fe::scalarKindName(tk);
-      failed_ = true;
-      return nullptr;
-    }
-    if (!saturate) {
-      emitError(l, "conversions to ")
-          << fe::scalarKindName(tk)
-          << " always saturate to the finite range; hint: drop 'saturate = false'";
-      failed_ = true;
-      return nullptr;
-    }
+  if (tk == K::F8E4M3 || tk == K::F8E5M2)
     return b.create<tile::FpTruncOp>(l, dst, v, b.getStringAttr("rne"),
                                      b.getBoolAttr(true));
-  }
-  if (fNarrow) {
-    if (!tFloat) {
-      emitError(l, "cast ") << fe::scalarKindName(fk) << " to f32 first";
-      failed_ = true;
-      return nullptr;
-    }
+  if (fk == K::F8E4M3 || fk == K::F8E5M2)
     return b.create<arith::ExtFOp>(l, dst, v);
-  }
-  // Conversions round to nearest even (float results) or toward zero (float
-  // to int); other explicit modes are refused rather than ignored.
-  fe::Rounding natural = (fFloat && !tFloat) ? fe::Rounding::RZ : fe::Rounding::RNE;
-  bool exact = (!fFloat && !tFloat) || (fFloat && tFloat &&
-                                        fe::bitWidth(tk) >= fe::bitWidth(fk));
-  if (!exact && rounding != fe::Rounding::Default && rounding != natural) {
-    emitError(l, "rounding '") << fe::roundingName(rounding) << "' is not supported from "
-                               << fe::scalarKindName(fk) << " to " << fe::scalarKindName(tk)
-                               << "; this conversion rounds "
-                               << (natural == fe::Rounding::RZ ? "toward zero (rz)" : "to nearest even (rne)");
-    failed_ = true;
-    return nullptr;
-  }
   Type fe_ = getElementTypeOrSelf(v.getType()), te = getElementTypeOrSelf(dst);
   if (fFloat && tFloat) {
     if (te.getIntOrFloatBitWidth() > fe_.getIntOrFloatBitWidth())
@@ -642,15 +594,7 @@ Value IRGen::emitCall(const fe::CallExpr &e) {
     Value ptr = arg(0), value = arg(1), mask = arg(2);
     if (!ptr || !value)
       return nullptr;
-    Type elem = getElementTypeOrSelf(value.getType());
-    bool supported = e.builtin == B::AtomicAdd ? (elem.isF32() || elem.isInteger(32))
-                                               : elem.isInteger(32);
-    if (!supported)
-      return fail(e.range, std::string(e.builtin == B::AtomicAdd ? "atomic_add" : "atomic_max") +
-                               " supports " +
-                               (e.builtin == B::AtomicAdd ? "f32 and i32" : "i32") +
-                               " values, got " + e.arg(1)->type.str()),
-             nullptr;
+    // value types: checked by sema (atom.add f32/i32, atom.max i32)
     return b.create<tile::AtomicRMWOp>(
         l, value.getType(), b.getStringAttr(e.builtin == B::AtomicAdd ? "add" : "max"),
         ptr, value, mask);

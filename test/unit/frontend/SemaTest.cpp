@@ -179,7 +179,7 @@ TEST(Sema, CastsRecordRoundingAndSaturation) {
       inKernel("let v = load(x + arange(0, 128));\n"
                "let a = v as f8e4m3;\n"
                "let b = v as i32;\n"
-               "let d = cast(v, f8e5m2, rounding = rz, saturate = false);\n"));
+               "let d = cast(v, i32, rounding = rz, saturate = false);\n"));
   ASSERT_TRUE(c.module) << c.errors();
   auto *a = cast<CastExpr>(&letInit(c, 1));
   EXPECT_EQ(a->rounding, Rounding::RNE);
@@ -192,6 +192,17 @@ TEST(Sema, CastsRecordRoundingAndSaturation) {
   EXPECT_TRUE(d->explicitCall);
   EXPECT_EQ(d->rounding, Rounding::RZ);
   EXPECT_FALSE(*d->saturate);
+}
+
+// Casts without a lowering are refused by sema, where they are written.
+TEST(Sema, CastsWithoutALoweringAreRefused) {
+  for (const char *cast : {"cast(v, f8e5m2, rounding = rz)", "cast(v, f8e4m3, saturate = false)",
+                           "cast(v, bf16, rounding = rz)", "n as f8e4m3", "v as f4e2m1x2",
+                           "(v as f8e4m3) as i32", "x as *bf16"}) {
+    Compile c(inKernel(std::string("let v = load(x + arange(0, 128));\nlet d = ") + cast + ";\n"));
+    EXPECT_FALSE(c.module) << cast;
+    EXPECT_NE(c.errors().find("hint:"), std::string::npos) << cast << ": " << c.errors();
+  }
 }
 
 TEST(Sema, CastBindsTighterThanMultiply) {
