@@ -12,61 +12,61 @@ void registerDialect(DialectRegistry &registry) {
 }
 
 Value threadIdX(OpBuilder &b, Location loc) {
-  return b.create<NVVM::ThreadIdXOp>(loc, b.getI32Type());
+  return NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
 }
 
 Value blockId(OpBuilder &b, Location loc, unsigned axis) {
   Type i32 = b.getI32Type();
   if (axis == 0)
-    return b.create<NVVM::BlockIdXOp>(loc, i32);
+    return NVVM::BlockIdXOp::create(b, loc, i32);
   if (axis == 1)
-    return b.create<NVVM::BlockIdYOp>(loc, i32);
-  return b.create<NVVM::BlockIdZOp>(loc, i32);
+    return NVVM::BlockIdYOp::create(b, loc, i32);
+  return NVVM::BlockIdZOp::create(b, loc, i32);
 }
 
 Value gridDim(OpBuilder &b, Location loc, unsigned axis) {
   Type i32 = b.getI32Type();
   if (axis == 0)
-    return b.create<NVVM::GridDimXOp>(loc, i32);
+    return NVVM::GridDimXOp::create(b, loc, i32);
   if (axis == 1)
-    return b.create<NVVM::GridDimYOp>(loc, i32);
-  return b.create<NVVM::GridDimZOp>(loc, i32);
+    return NVVM::GridDimYOp::create(b, loc, i32);
+  return NVVM::GridDimZOp::create(b, loc, i32);
 }
 
 Value shuffleXor(OpBuilder &b, Location loc, Value v, unsigned laneMask) {
   Type i32 = b.getI32Type();
   auto cst = [&](int64_t x) {
-    return b.create<LLVM::ConstantOp>(loc, i32, b.getI32IntegerAttr(int32_t(x)));
+    return LLVM::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(int32_t(x)));
   };
-  return b.create<NVVM::ShflOp>(loc, v.getType(), cst(-1), v, cst(laneMask),
+  return NVVM::ShflOp::create(b, loc, v.getType(), cst(-1), v, cst(laneMask),
                                 cst(0x1f), NVVM::ShflKind::bfly, UnitAttr());
 }
 
 Value shuffleIdx(OpBuilder &b, Location loc, Value v, Value srcLane) {
   Type i32 = b.getI32Type();
   auto cst = [&](int64_t x) {
-    return b.create<LLVM::ConstantOp>(loc, i32, b.getI32IntegerAttr(int32_t(x)));
+    return LLVM::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(int32_t(x)));
   };
-  return b.create<NVVM::ShflOp>(loc, v.getType(), cst(-1), v, srcLane,
+  return NVVM::ShflOp::create(b, loc, v.getType(), cst(-1), v, srcLane,
                                 cst(0x1f), NVVM::ShflKind::idx, UnitAttr());
 }
 
-void barrier(OpBuilder &b, Location loc) { b.create<NVVM::Barrier0Op>(loc); }
+void barrier(OpBuilder &b, Location loc) { NVVM::Barrier0Op::create(b, loc); }
 
 Value f32x2ToF8x2(OpBuilder &b, Location loc, Value hi, Value lo, Type f8Type) {
-  return b.create<NVVM::ConvertF32x2ToF8x2Op>(
+  return NVVM::ConvertF32x2ToF8x2Op::create(b, 
       loc, b.getI16Type(), hi, lo, NVVM::FPRoundingMode::RN,
       NVVM::SaturationMode::SATFINITE, false, f8Type);
 }
 
 Value f32x2ToF4x2(OpBuilder &b, Location loc, Value hi, Value lo) {
-  return b.create<NVVM::ConvertF32x2ToF4x2Op>(
+  return NVVM::ConvertF32x2ToF4x2Op::create(b, 
       loc, b.getI8Type(), hi, lo, false,
       b.getType<Float4E2M1FNType>());
 }
 
 Value f8x2ToF16x2(OpBuilder &b, Location loc, Value pair, Type f8Type) {
-  return b.create<NVVM::ConvertF8x2ToF16x2Op>(
+  return NVVM::ConvertF8x2ToF16x2Op::create(b, 
       loc, VectorType::get({2}, b.getF16Type()), pair, false, f8Type);
 }
 

@@ -25,7 +25,7 @@ std::string vectorSuffix(size_t n) { return n > 1 ? ".v" + std::to_string(n) : "
 LLVM::InlineAsmOp inlineAsm(OpBuilder &b, Location loc, Type result,
                             ValueRange operands, const std::string &text,
                             const std::string &constraints) {
-  return b.create<LLVM::InlineAsmOp>(
+  return LLVM::InlineAsmOp::create(b, 
       loc, result, operands, text, constraints, /*has_side_effects=*/true,
       /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
       LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
@@ -58,7 +58,7 @@ SmallVector<Value> loadWords(OpBuilder &b, Location loc, Value ptr, Value pred,
     return {out};
   SmallVector<Value> words;
   for (size_t i = 0; i < n; ++i)
-    words.push_back(b.create<LLVM::ExtractValueOp>(loc, out, int64_t(i)));
+    words.push_back(LLVM::ExtractValueOp::create(b, loc, out, int64_t(i)));
   return words;
 }
 
@@ -84,27 +84,27 @@ SmallVector<Value> toWords(OpBuilder &b, Location loc, Value v) {
                       : unsigned(cast<VectorType>(v.getType()).getNumElements() *
                                  cast<VectorType>(v.getType()).getElementTypeBitWidth());
   if (bits == 32)
-    return {b.create<LLVM::BitcastOp>(loc, i32, v)};
+    return {LLVM::BitcastOp::create(b, loc, i32, v)};
   auto wordsType = VectorType::get({int64_t(bits / 32)}, i32);
-  Value packed = b.create<LLVM::BitcastOp>(loc, wordsType, v);
+  Value packed = LLVM::BitcastOp::create(b, loc, wordsType, v);
   SmallVector<Value> words;
   for (int64_t i = 0; i < wordsType.getNumElements(); ++i)
-    words.push_back(b.create<LLVM::ExtractElementOp>(
-        loc, packed, b.create<LLVM::ConstantOp>(loc, i32, b.getI32IntegerAttr(int32_t(i)))));
+    words.push_back(LLVM::ExtractElementOp::create(b, 
+        loc, packed, LLVM::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(int32_t(i)))));
   return words;
 }
 
 Value fromWords(OpBuilder &b, Location loc, ArrayRef<Value> words, Type type) {
   Type i32 = b.getI32Type();
   if (words.size() == 1)
-    return type == i32 ? words[0] : b.create<LLVM::BitcastOp>(loc, type, words[0]).getResult();
+    return type == i32 ? words[0] : LLVM::BitcastOp::create(b, loc, type, words[0]).getResult();
   auto wordsType = VectorType::get({int64_t(words.size())}, i32);
-  Value packed = b.create<LLVM::UndefOp>(loc, wordsType);
+  Value packed = LLVM::UndefOp::create(b, loc, wordsType);
   for (size_t i = 0; i < words.size(); ++i)
-    packed = b.create<LLVM::InsertElementOp>(
+    packed = LLVM::InsertElementOp::create(b, 
         loc, packed, words[i],
-        b.create<LLVM::ConstantOp>(loc, i32, b.getI32IntegerAttr(int32_t(i))));
-  return b.create<LLVM::BitcastOp>(loc, type, packed);
+        LLVM::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(int32_t(i))));
+  return LLVM::BitcastOp::create(b, loc, type, packed);
 }
 
 } // namespace megac::ptx

@@ -125,7 +125,7 @@ private:
     Value &c = constants[value];
     if (!c) {
       OpBuilder cb = OpBuilder::atBlockBegin(entryBlock);
-      c = cb.create<arith::ConstantOp>(func.getLoc(), value);
+      c = arith::ConstantOp::create(cb, func.getLoc(), value);
     }
     return c;
   }
@@ -156,8 +156,8 @@ private:
         break;
       below *= l.threadsPerWarp[d];
     }
-    Value v = b.create<arith::DivUIOp>(loc, lane, i32(below));
-    return b.create<arith::RemUIOp>(loc, v, i32(l.threadsPerWarp[dim]));
+    Value v = arith::DivUIOp::create(b, loc, lane, i32(below));
+    return arith::RemUIOp::create(b, loc, v, i32(l.threadsPerWarp[dim]));
   }
   Value warpDigit(const layout::Blocked &l, unsigned dim) {
     int64_t below = 1;
@@ -166,17 +166,17 @@ private:
         break;
       below *= l.warpsPerCTA[d];
     }
-    Value v = b.create<arith::DivUIOp>(loc, warp, i32(below));
-    return b.create<arith::RemUIOp>(loc, v, i32(l.warpsPerCTA[dim]));
+    Value v = arith::DivUIOp::create(b, loc, warp, i32(below));
+    return arith::RemUIOp::create(b, loc, v, i32(l.warpsPerCTA[dim]));
   }
   // The unwrapped index of the thread's register 0 along each blocked dim.
   SmallVector<Value> threadBase(const layout::Blocked &l) {
     SmallVector<Value> base;
     for (unsigned d = 0; d < l.rank(); ++d) {
-      Value w = b.create<arith::MulIOp>(loc, warpDigit(l, d),
+      Value w = arith::MulIOp::create(b, loc, warpDigit(l, d),
                                         i32(l.threadsPerWarp[d]));
-      Value t = b.create<arith::AddIOp>(loc, w, laneDigit(l, d));
-      base.push_back(b.create<arith::MulIOp>(loc, t, i32(l.sizePerThread[d])));
+      Value t = arith::AddIOp::create(b, loc, w, laneDigit(l, d));
+      base.push_back(arith::MulIOp::create(b, loc, t, i32(l.sizePerThread[d])));
     }
     return base;
   }
@@ -189,9 +189,9 @@ private:
       SmallVector<Value> idx;
       for (unsigned dim = 0; dim < d.shape.size(); ++dim) {
         unsigned pd = d.parentDim(dim);
-        Value v = b.create<arith::AddIOp>(loc, base[pd], i32(off[pd]));
+        Value v = arith::AddIOp::create(b, loc, base[pd], i32(off[pd]));
         if (d.blocked.ctaTile(pd) > d.parentShape[pd])
-          v = b.create<arith::RemUIOp>(loc, v, i32(d.parentShape[pd]));
+          v = arith::RemUIOp::create(b, loc, v, i32(d.parentShape[pd]));
         idx.push_back(v);
       }
       out.push_back(idx);
@@ -208,23 +208,23 @@ private:
       for (unsigned pd = 0; pd < d.parentShape.size(); ++pd) {
         if (d.blocked.ctaTile(pd) <= d.parentShape[pd])
           continue;
-        Value v = b.create<arith::AddIOp>(loc, base[pd], i32(off[pd]));
-        Value ok = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, v,
+        Value v = arith::AddIOp::create(b, loc, base[pd], i32(off[pd]));
+        Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, v,
                                            i32(d.parentShape[pd]));
-        all = all ? b.create<arith::AndIOp>(loc, all, ok).getResult() : ok;
+        all = all ? arith::AndIOp::create(b, loc, all, ok).getResult() : ok;
       }
-      out.push_back(all ? all : b.create<arith::ConstantIntOp>(loc, b.getI1Type(), 1).getResult());
+      out.push_back(all ? all : arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1).getResult());
     }
     return out;
   }
 
   // --- shared memory --------------------------------------------------------
   Value sharedBase() {
-    return b.create<LLVM::AddressOfOp>(
+    return LLVM::AddressOfOp::create(b, 
         loc, LLVM::LLVMPointerType::get(ctx, kShared), smemName);
   }
   Value sharedSlot(Value base, Type elem, Value index) {
-    return b.create<LLVM::GEPOp>(loc, LLVM::LLVMPointerType::get(ctx, kShared),
+    return LLVM::GEPOp::create(b, loc, LLVM::LLVMPointerType::get(ctx, kShared),
                                  elem, base, ValueRange{index});
   }
 
@@ -292,7 +292,7 @@ LogicalResult KernelLowering::run() {
   }
   auto fnType = LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx),
                                             argTypes);
-  auto kernel = b.create<LLVM::LLVMFuncOp>(loc, func.getName(), fnType);
+  auto kernel = LLVM::LLVMFuncOp::create(b, loc, func.getName(), fnType);
   int numWarps = getNumWarps(func);
   auto intAttr = [&](StringRef name) -> unsigned {
     auto a = func->getAttrOfType<IntegerAttr>(name);
@@ -313,20 +313,20 @@ LogicalResult KernelLowering::run() {
   entryBlock = entry;
   b.setInsertionPointToStart(entry);
   Value tid = nvvm::threadIdX(b, loc);
-  lane = b.create<arith::RemUIOp>(loc, tid, i32(32));
-  warp = b.create<arith::DivUIOp>(loc, tid, i32(32));
+  lane = arith::RemUIOp::create(b, loc, tid, i32(32));
+  warp = arith::DivUIOp::create(b, loc, tid, i32(32));
   for (auto [old, now] : llvm::zip(func.getArguments(), entry->getArguments()))
     values[old] = Regs{now};
 
   if (failed(lowerBlock(func.getBody().front())))
     return failure();
-  b.create<LLVM::ReturnOp>(loc, ValueRange{});
+  LLVM::ReturnOp::create(b, loc, ValueRange{});
 
   if (smemBytes > 0) {
     OpBuilder mb(module.getBodyRegion());
     mb.setInsertionPointToStart(module.getBody());
     auto arrayType = LLVM::LLVMArrayType::get(mb.getI8Type(), smemBytes);
-    mb.create<LLVM::GlobalOp>(loc, arrayType, /*isConstant=*/false,
+    LLVM::GlobalOp::create(mb, loc, arrayType, /*isConstant=*/false,
                               LLVM::Linkage::Internal, smemName, Attribute(),
                               /*alignment=*/16, kShared);
   }
@@ -363,7 +363,7 @@ LogicalResult KernelLowering::lowerOp(Operation *op) {
       return failure();
     Regs out;
     for (auto &idx : elementIndices(*d))
-      out.push_back(b.create<arith::AddIOp>(loc, idx[0], i32(r.getStart())));
+      out.push_back(arith::AddIOp::create(b, loc, idx[0], i32(r.getStart())));
     values[r] = out;
     return success();
   }
@@ -385,7 +385,7 @@ LogicalResult KernelLowering::lowerOp(Operation *op) {
     Regs out;
     int64_t n = std::max(numRegsOf(add.getPtr()), numRegsOf(add.getOffset()));
     for (int64_t i = 0; i < n; ++i)
-      out.push_back(b.create<LLVM::GEPOp>(
+      out.push_back(LLVM::GEPOp::create(b, 
           loc, LLVM::LLVMPointerType::get(ctx, kGlobal), pointee,
           reg(add.getPtr(), i), ValueRange{reg(add.getOffset(), i)}));
     values[add] = out;
@@ -512,12 +512,12 @@ LogicalResult KernelLowering::lowerMath(Operation *op) {
   if (!module.lookupSymbol(callee)) {
     OpBuilder mb(module.getBodyRegion());
     mb.setInsertionPointToEnd(module.getBody());
-    mb.create<LLVM::LLVMFuncOp>(loc, callee,
+    LLVM::LLVMFuncOp::create(mb, loc, callee,
                                 LLVM::LLVMFunctionType::get(elem, {elem}));
   }
   Regs out;
   for (int64_t i = 0, n = numRegsOf(op->getOperand(0)); i < n; ++i)
-    out.push_back(b.create<LLVM::CallOp>(loc, TypeRange{elem},
+    out.push_back(LLVM::CallOp::create(b, loc, TypeRange{elem},
                                          FlatSymbolRefAttr::get(ctx, callee),
                                          ValueRange{reg(op->getOperand(0), i)})
                       .getResult());
@@ -604,20 +604,20 @@ LogicalResult KernelLowering::lowerLoad(LoadOp op) {
   // One element, loaded only when its mask is set.
   auto maskedScalar = [&](int64_t r) -> Value {
     if (!op.getMask())
-      return b.create<LLVM::LoadOp>(loc, stor, reg(op.getPtr(), r), bytes);
+      return LLVM::LoadOp::create(b, loc, stor, reg(op.getPtr(), r), bytes);
     Value other = otherOf(r);
     if (ptx::predicatable(bytes))
       return ptx::fromWords(b, loc,
                             ptx::loadWords(b, loc, reg(op.getPtr(), r), reg(op.getMask(), r),
                                            ptx::toWords(b, loc, other)),
                             stor);
-    auto branch = b.create<scf::IfOp>(loc, TypeRange{stor}, reg(op.getMask(), r), true);
+    auto branch = scf::IfOp::create(b, loc, TypeRange{stor}, reg(op.getMask(), r), true);
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(branch.thenBlock());
-    b.create<scf::YieldOp>(
-        loc, b.create<LLVM::LoadOp>(loc, stor, reg(op.getPtr(), r), bytes).getResult());
+    scf::YieldOp::create(b, 
+        loc, LLVM::LoadOp::create(b, loc, stor, reg(op.getPtr(), r), bytes).getResult());
     b.setInsertionPointToStart(branch.elseBlock());
-    b.create<scf::YieldOp>(loc, other);
+    scf::YieldOp::create(b, loc, other);
     return branch.getResult(0);
   };
   Regs out;
@@ -628,14 +628,14 @@ LogicalResult KernelLowering::lowerLoad(LoadOp op) {
     }
     auto vecType = VectorType::get({width}, stor);
     auto pack = [&](ArrayRef<Value> elems) {
-      Value v = b.create<LLVM::UndefOp>(loc, vecType);
+      Value v = LLVM::UndefOp::create(b, loc, vecType);
       for (int64_t k = 0; k < width; ++k)
-        v = b.create<LLVM::InsertElementOp>(loc, v, elems[k], i32(k));
+        v = LLVM::InsertElementOp::create(b, loc, v, elems[k], i32(k));
       return v;
     };
     Value loaded;
     if (!op.getMask()) {
-      loaded = b.create<LLVM::LoadOp>(loc, vecType, reg(op.getPtr(), r), width * bytes);
+      loaded = LLVM::LoadOp::create(b, loc, vecType, reg(op.getPtr(), r), width * bytes);
     } else if (plan.maskUniform && ptx::predicatable(width * bytes)) {
       SmallVector<Value> others;
       for (int64_t k = 0; k < width; ++k)
@@ -647,22 +647,22 @@ LogicalResult KernelLowering::lowerLoad(LoadOp op) {
       Value all = reg(op.getMask(), r);
       if (!plan.maskUniform)
         for (int64_t k = 1; k < width; ++k)
-          all = b.create<arith::AndIOp>(loc, all, reg(op.getMask(), r + k));
-      auto branch = b.create<scf::IfOp>(loc, TypeRange{vecType}, all, true);
+          all = arith::AndIOp::create(b, loc, all, reg(op.getMask(), r + k));
+      auto branch = scf::IfOp::create(b, loc, TypeRange{vecType}, all, true);
       OpBuilder::InsertionGuard g(b);
       b.setInsertionPointToStart(branch.thenBlock());
-      b.create<scf::YieldOp>(
-          loc, b.create<LLVM::LoadOp>(loc, vecType, reg(op.getPtr(), r), width * bytes)
+      scf::YieldOp::create(b, 
+          loc, LLVM::LoadOp::create(b, loc, vecType, reg(op.getPtr(), r), width * bytes)
                    .getResult());
       b.setInsertionPointToStart(branch.elseBlock());
       SmallVector<Value> elems;
       for (int64_t k = 0; k < width; ++k)
         elems.push_back(plan.maskUniform ? otherOf(r + k) : maskedScalar(r + k));
-      b.create<scf::YieldOp>(loc, pack(elems));
+      scf::YieldOp::create(b, loc, pack(elems));
       loaded = branch.getResult(0);
     }
     for (int64_t k = 0; k < width; ++k)
-      out.push_back(b.create<LLVM::ExtractElementOp>(loc, loaded, i32(k)));
+      out.push_back(LLVM::ExtractElementOp::create(b, loc, loaded, i32(k)));
   }
   values[op] = out;
   return success();
@@ -682,7 +682,7 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
   auto guarded = [&](Value pred, function_ref<void()> body) {
     if (!pred)
       return body();
-    auto branch = b.create<scf::IfOp>(loc, TypeRange{}, pred, false);
+    auto branch = scf::IfOp::create(b, loc, TypeRange{}, pred, false);
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(branch.thenBlock());
     body();
@@ -698,32 +698,32 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
         continue;
       }
       guarded(maskOf(r), [&] {
-        b.create<LLVM::StoreOp>(loc, reg(op.getValue(), r), ptr, bytes);
+        LLVM::StoreOp::create(b, loc, reg(op.getValue(), r), ptr, bytes);
       });
       continue;
     }
-    Value v = b.create<LLVM::UndefOp>(loc, VectorType::get({width}, stor));
+    Value v = LLVM::UndefOp::create(b, loc, VectorType::get({width}, stor));
     for (int64_t k = 0; k < width; ++k)
-      v = b.create<LLVM::InsertElementOp>(loc, v, reg(op.getValue(), r + k), i32(k));
+      v = LLVM::InsertElementOp::create(b, loc, v, reg(op.getValue(), r + k), i32(k));
     if (op.getMask() && plan.maskUniform && ptx::predicatable(width * bytes)) {
       ptx::storeWords(b, loc, ptr, maskOf(r), ptx::toWords(b, loc, v));
       continue;
     }
     if (!op.getMask() || plan.maskUniform) {
-      guarded(maskOf(r), [&] { b.create<LLVM::StoreOp>(loc, v, ptr, width * bytes); });
+      guarded(maskOf(r), [&] { LLVM::StoreOp::create(b, loc, v, ptr, width * bytes); });
       continue;
     }
     Value all = maskOf(r);
     for (int64_t k = 1; k < width; ++k)
-      all = b.create<arith::AndIOp>(loc, all, maskOf(r + k));
-    auto branch = b.create<scf::IfOp>(loc, TypeRange{}, all, true);
+      all = arith::AndIOp::create(b, loc, all, maskOf(r + k));
+    auto branch = scf::IfOp::create(b, loc, TypeRange{}, all, true);
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(branch.thenBlock());
-    b.create<LLVM::StoreOp>(loc, v, ptr, width * bytes);
+    LLVM::StoreOp::create(b, loc, v, ptr, width * bytes);
     b.setInsertionPointToStart(branch.elseBlock());
     for (int64_t k = 0; k < width; ++k)
       guarded(maskOf(r + k), [&] {
-        b.create<LLVM::StoreOp>(loc, reg(op.getValue(), r + k),
+        LLVM::StoreOp::create(b, loc, reg(op.getValue(), r + k),
                                 reg(op.getPtr(), r + k), bytes);
       });
   }
@@ -745,9 +745,9 @@ LogicalResult KernelLowering::lowerAtomic(AtomicRMWOp op) {
   } else {
     // A scalar atomic is one operation of the program, not one per thread:
     // thread 0 performs it.
-    Value tid = b.create<arith::AddIOp>(
-        loc, b.create<arith::MulIOp>(loc, warp, i32(32)), lane);
-    owners.push_back(b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq,
+    Value tid = arith::AddIOp::create(b, 
+        loc, arith::MulIOp::create(b, loc, warp, i32(32)), lane);
+    owners.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                              tid, i32(0)));
   }
   Regs out;
@@ -755,11 +755,11 @@ LogicalResult KernelLowering::lowerAtomic(AtomicRMWOp op) {
     // Replicas must not add twice: only the owner thread performs the RMW.
     Value pred = owners.empty() ? Value() : owners[r];
     if (op.getMask())
-      pred = pred ? b.create<arith::AndIOp>(loc, pred, reg(op.getMask(), r))
+      pred = pred ? arith::AndIOp::create(b, loc, pred, reg(op.getMask(), r))
                         .getResult()
                   : reg(op.getMask(), r);
     auto emit = [&](OpBuilder &ib) -> Value {
-      return ib.create<LLVM::AtomicRMWOp>(loc, kind, reg(op.getPtr(), r),
+      return LLVM::AtomicRMWOp::create(ib, loc, kind, reg(op.getPtr(), r),
                                           reg(op.getValue(), r),
                                           LLVM::AtomicOrdering::monotonic);
     };
@@ -768,12 +768,12 @@ LogicalResult KernelLowering::lowerAtomic(AtomicRMWOp op) {
       continue;
     }
     Value zero = constantLike(elem, 0);
-    auto branch = b.create<scf::IfOp>(loc, TypeRange{elem}, pred, true);
+    auto branch = scf::IfOp::create(b, loc, TypeRange{elem}, pred, true);
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(branch.thenBlock());
-    b.create<scf::YieldOp>(loc, emit(b));
+    scf::YieldOp::create(b, loc, emit(b));
     b.setInsertionPointToStart(branch.elseBlock());
-    b.create<scf::YieldOp>(loc, zero);
+    scf::YieldOp::create(b, loc, zero);
     out.push_back(branch.getResult(0));
   }
   // Every thread sees the old value of a scalar atomic: thread 0 hands it
@@ -783,14 +783,14 @@ LogicalResult KernelLowering::lowerAtomic(AtomicRMWOp op) {
     smemBytes = std::max(smemBytes, storageBytes(elem));
     Value slot = sharedSlot(sharedBase(), stor, i32(0));
     nvvm::barrier(b, loc); // earlier users of the buffer are done
-    auto branch = b.create<scf::IfOp>(loc, TypeRange{}, owners[0], false);
+    auto branch = scf::IfOp::create(b, loc, TypeRange{}, owners[0], false);
     {
       OpBuilder::InsertionGuard g(b);
       b.setInsertionPointToStart(branch.thenBlock());
-      b.create<LLVM::StoreOp>(loc, out[0], slot);
+      LLVM::StoreOp::create(b, loc, out[0], slot);
     }
     nvvm::barrier(b, loc);
-    out[0] = b.create<LLVM::LoadOp>(loc, stor, slot);
+    out[0] = LLVM::LoadOp::create(b, loc, stor, slot);
   }
   values[op] = out;
   return success();
@@ -799,13 +799,13 @@ LogicalResult KernelLowering::lowerAtomic(AtomicRMWOp op) {
 Value KernelLowering::combine(StringRef kind, Value x, Value y) {
   bool isFloat = isa<FloatType>(x.getType());
   if (kind == "sum")
-    return isFloat ? b.create<arith::AddFOp>(loc, x, y).getResult()
-                   : b.create<arith::AddIOp>(loc, x, y).getResult();
+    return isFloat ? arith::AddFOp::create(b, loc, x, y).getResult()
+                   : arith::AddIOp::create(b, loc, x, y).getResult();
   if (kind == "max")
-    return isFloat ? b.create<arith::MaximumFOp>(loc, x, y).getResult()
-                   : b.create<arith::MaxSIOp>(loc, x, y).getResult();
-  return isFloat ? b.create<arith::MinimumFOp>(loc, x, y).getResult()
-                 : b.create<arith::MinSIOp>(loc, x, y).getResult();
+    return isFloat ? arith::MaximumFOp::create(b, loc, x, y).getResult()
+                   : arith::MaxSIOp::create(b, loc, x, y).getResult();
+  return isFloat ? arith::MinimumFOp::create(b, loc, x, y).getResult()
+                 : arith::MinSIOp::create(b, loc, x, y).getResult();
 }
 
 LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
@@ -861,23 +861,23 @@ LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
     auto ipred = kind == "argmax" ? arith::CmpIPredicate::sgt
                                   : arith::CmpIPredicate::slt;
     Value better = isa<FloatType>(elem)
-                       ? b.create<arith::CmpFOp>(loc, pred, c.value, a.value)
+                       ? arith::CmpFOp::create(b, loc, pred, c.value, a.value)
                              .getResult()
-                       : b.create<arith::CmpIOp>(loc, ipred, c.value, a.value)
+                       : arith::CmpIOp::create(b, loc, ipred, c.value, a.value)
                              .getResult();
     Value equal = isa<FloatType>(elem)
-                      ? b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OEQ,
+                      ? arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
                                                 c.value, a.value)
                             .getResult()
-                      : b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq,
+                      : arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                                 c.value, a.value)
                             .getResult();
-    Value lower = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt,
+    Value lower = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
                                           c.index, a.index);
-    Value tieWin = b.create<arith::AndIOp>(loc, equal, lower);
-    Value take = b.create<arith::OrIOp>(loc, better, tieWin);
-    return {b.create<arith::SelectOp>(loc, take, c.value, a.value),
-            b.create<arith::SelectOp>(loc, take, c.index, a.index)};
+    Value tieWin = arith::AndIOp::create(b, loc, equal, lower);
+    Value take = arith::OrIOp::create(b, loc, better, tieWin);
+    return {arith::SelectOp::create(b, loc, take, c.value, a.value),
+            arith::SelectOp::create(b, loc, take, c.index, a.index)};
   };
 
   SmallVector<Partial> partials;
@@ -913,41 +913,41 @@ LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
     auto compress = [&](Value v, std::vector<unsigned> masks) {
       std::sort(masks.rbegin(), masks.rend());
       for (unsigned m : masks) {
-        Value below = b.create<arith::AndIOp>(loc, v, i32(m - 1));
-        Value above = b.create<arith::MulIOp>(
-            loc, b.create<arith::DivUIOp>(loc, v, i32(2 * int64_t(m))), i32(m));
-        v = b.create<arith::OrIOp>(loc, below, above);
+        Value below = arith::AndIOp::create(b, loc, v, i32(m - 1));
+        Value above = arith::MulIOp::create(b, 
+            loc, arith::DivUIOp::create(b, loc, v, i32(2 * int64_t(m))), i32(m));
+        v = arith::OrIOp::create(b, loc, below, above);
       }
       return v;
     };
     auto laneMasks = l.laneXorMasks(shape, axis);
     Value laneKey = compress(lane, laneMasks);
     Value warpKey = compress(
-        b.create<arith::RemUIOp>(loc, warp, i32(l.numWarps())), warpMasks);
-    Value key = b.create<arith::AddIOp>(
-        loc, b.create<arith::MulIOp>(loc, warpKey, i32(32 >> laneMasks.size())),
+        arith::RemUIOp::create(b, loc, warp, i32(l.numWarps())), warpMasks);
+    Value key = arith::AddIOp::create(b, 
+        loc, arith::MulIOp::create(b, loc, warpKey, i32(32 >> laneMasks.size())),
         laneKey);
     Value digit = warpDigit(l, axis);
-    digit = b.create<arith::RemUIOp>(loc, digit, i32(ways));
+    digit = arith::RemUIOp::create(b, loc, digit, i32(ways));
     Value base = sharedBase();
     // Slots ordered (partial, way, key): the lanes of a warp have
     // consecutive keys, so each store and each load of one way touches
     // consecutive words, free of bank conflicts (keyed innermost, one
     // warp's stores would land `ways` words apart).
     auto slotOf = [&](int64_t k, Value way) {
-      Value s = b.create<arith::AddIOp>(loc, i32(k * ways), way);
-      s = b.create<arith::MulIOp>(loc, s, i32(keys));
-      return b.create<arith::AddIOp>(loc, s, key);
+      Value s = arith::AddIOp::create(b, loc, i32(k * ways), way);
+      s = arith::MulIOp::create(b, loc, s, i32(keys));
+      return arith::AddIOp::create(b, loc, s, key);
     };
     Type i32t = b.getI32Type();
     nvvm::barrier(b, loc);
     for (size_t k = 0; k < partials.size(); ++k) {
       Value slot = slotOf(k, digit);
-      b.create<LLVM::StoreOp>(loc, partials[k].value,
+      LLVM::StoreOp::create(b, loc, partials[k].value,
                               sharedSlot(base, elem, slot));
       if (isArg) {
-        Value s2 = b.create<arith::AddIOp>(loc, slot, i32(slots));
-        b.create<LLVM::StoreOp>(loc, partials[k].index,
+        Value s2 = arith::AddIOp::create(b, loc, slot, i32(slots));
+        LLVM::StoreOp::create(b, loc, partials[k].index,
                                 sharedSlot(base, i32t, s2));
       }
     }
@@ -956,11 +956,11 @@ LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
       Partial acc{};
       for (int64_t w = 0; w < ways; ++w) {
         Value slot = slotOf(k, i32(w));
-        Partial p{b.create<LLVM::LoadOp>(loc, elem, sharedSlot(base, elem, slot)),
+        Partial p{LLVM::LoadOp::create(b, loc, elem, sharedSlot(base, elem, slot)),
                   Value()};
         if (isArg) {
-          Value s2 = b.create<arith::AddIOp>(loc, slot, i32(slots));
-          p.index = b.create<LLVM::LoadOp>(loc, i32t, sharedSlot(base, i32t, s2));
+          Value s2 = arith::AddIOp::create(b, loc, slot, i32(slots));
+          p.index = LLVM::LoadOp::create(b, loc, i32t, sharedSlot(base, i32t, s2));
         }
         acc = w == 0 ? p : pick(acc, p);
       }
@@ -1046,10 +1046,10 @@ Value KernelLowering::sharedOffset(const layout::SharedLayout &s,
                                    const layout::Shape &shape,
                                    ArrayRef<Value> idx) {
   auto mul = [&](Value v, int64_t c) -> Value {
-    return b.create<arith::MulIOp>(loc, v, i32(c));
+    return arith::MulIOp::create(b, loc, v, i32(c));
   };
   auto add = [&](Value x, Value y) -> Value {
-    return b.create<arith::AddIOp>(loc, x, y);
+    return arith::AddIOp::create(b, loc, x, y);
   };
   Value row = i32(0);
   for (size_t k = s.order.size(); k-- > 1;)
@@ -1058,17 +1058,17 @@ Value KernelLowering::sharedOffset(const layout::SharedLayout &s,
   int64_t cols = shape[s.order[0]];
   if (s.kind == layout::SharedLayout::Kind::Padded) {
     Value linear = add(mul(row, cols), col);
-    Value pads = b.create<arith::DivUIOp>(loc, linear, i32(s.interval));
+    Value pads = arith::DivUIOp::create(b, loc, linear, i32(s.interval));
     return add(linear, mul(pads, s.padding));
   }
   int64_t phases = s.phaseCount(shape);
   if (phases == 1)
     return add(mul(row, cols), col);
-  Value phase = b.create<arith::RemUIOp>(
-      loc, b.create<arith::DivUIOp>(loc, row, i32(s.perPhase)), i32(phases));
-  Value chunk = b.create<arith::DivUIOp>(loc, col, i32(s.vec));
-  Value swizzled = mul(b.create<arith::XOrIOp>(loc, chunk, phase), s.vec);
-  Value within = b.create<arith::RemUIOp>(loc, col, i32(s.vec));
+  Value phase = arith::RemUIOp::create(b, 
+      loc, arith::DivUIOp::create(b, loc, row, i32(s.perPhase)), i32(phases));
+  Value chunk = arith::DivUIOp::create(b, loc, col, i32(s.vec));
+  Value swizzled = mul(arith::XOrIOp::create(b, loc, chunk, phase), s.vec);
+  Value within = arith::RemUIOp::create(b, loc, col, i32(s.vec));
   return add(add(mul(row, cols), swizzled), within);
 }
 
@@ -1092,16 +1092,16 @@ Regs KernelLowering::exchangeThroughShared(Value source, const Dist &src,
                         readAt.allocationElems(dst.shape) * bytes});
   auto toShared = [&](Value v) -> Value {
     if (stor.isInteger(1))
-      return b.create<arith::ExtUIOp>(loc, elem, v);
+      return arith::ExtUIOp::create(b, loc, elem, v);
     if (isa<LLVM::LLVMPointerType>(stor))
-      return b.create<LLVM::PtrToIntOp>(loc, elem, v);
+      return LLVM::PtrToIntOp::create(b, loc, elem, v);
     return v;
   };
   auto fromShared = [&](Value v) -> Value {
     if (stor.isInteger(1))
-      return b.create<arith::TruncIOp>(loc, stor, v);
+      return arith::TruncIOp::create(b, loc, stor, v);
     if (isa<LLVM::LLVMPointerType>(stor))
-      return b.create<LLVM::IntToPtrOp>(loc, stor, v);
+      return LLVM::IntToPtrOp::create(b, loc, stor, v);
     return v;
   };
   auto widthOf = [&](const Dist &d, const layout::SharedLayout &s) {
@@ -1118,12 +1118,12 @@ Regs KernelLowering::exchangeThroughShared(Value source, const Dist &src,
     if (width == 1) {
       v = toShared(lookup(source)[r]);
     } else {
-      v = b.create<LLVM::UndefOp>(loc, VectorType::get({width}, elem));
+      v = LLVM::UndefOp::create(b, loc, VectorType::get({width}, elem));
       for (int64_t k = 0; k < width; ++k)
-        v = b.create<LLVM::InsertElementOp>(loc, v, toShared(lookup(source)[r + k]),
+        v = LLVM::InsertElementOp::create(b, loc, v, toShared(lookup(source)[r + k]),
                                             i32(k));
     }
-    b.create<LLVM::StoreOp>(loc, v, slot, width * bytes);
+    LLVM::StoreOp::create(b, loc, v, slot, width * bytes);
   }
   nvvm::barrier(b, loc);
   auto dstIdx = elementIndices(dst);
@@ -1132,13 +1132,13 @@ Regs KernelLowering::exchangeThroughShared(Value source, const Dist &src,
   for (int64_t r = 0; r < dst.numRegs(); r += width) {
     Value slot = sharedSlot(base, elem, sharedOffset(readAt, dst.shape, dstIdx[r]));
     if (width == 1) {
-      out.push_back(fromShared(b.create<LLVM::LoadOp>(loc, elem, slot, bytes)));
+      out.push_back(fromShared(LLVM::LoadOp::create(b, loc, elem, slot, bytes)));
       continue;
     }
-    Value v = b.create<LLVM::LoadOp>(loc, VectorType::get({width}, elem), slot,
+    Value v = LLVM::LoadOp::create(b, loc, VectorType::get({width}, elem), slot,
                                      width * bytes);
     for (int64_t k = 0; k < width; ++k)
-      out.push_back(fromShared(b.create<LLVM::ExtractElementOp>(loc, v, i32(k))));
+      out.push_back(fromShared(LLVM::ExtractElementOp::create(b, loc, v, i32(k))));
   }
   return out;
 }
@@ -1151,35 +1151,35 @@ Value KernelLowering::shuffleIdxAny(Value v, Value srcLane) {
     return nvvm::shuffleIdx(b, loc, v, srcLane);
   auto asI64 = [&](Value x) -> Value {
     if (isa<LLVM::LLVMPointerType>(x.getType()))
-      return b.create<LLVM::PtrToIntOp>(loc, i64t, x);
-    return b.create<LLVM::BitcastOp>(loc, i64t, x); // f64 (i64 passes through)
+      return LLVM::PtrToIntOp::create(b, loc, i64t, x);
+    return LLVM::BitcastOp::create(b, loc, i64t, x); // f64 (i64 passes through)
   };
   if (isa<LLVM::LLVMPointerType>(t) || t.isF64() || t.isInteger(64)) {
     Value x = t.isInteger(64) ? v : asI64(v);
-    Value lo = b.create<arith::TruncIOp>(loc, i32t, x);
-    Value hi = b.create<arith::TruncIOp>(
+    Value lo = arith::TruncIOp::create(b, loc, i32t, x);
+    Value hi = arith::TruncIOp::create(b, 
         loc, i32t,
-        b.create<arith::ShRUIOp>(loc, x, b.create<arith::ConstantIntOp>(loc, i64t, 32)));
+        arith::ShRUIOp::create(b, loc, x, arith::ConstantIntOp::create(b, loc, i64t, 32)));
     lo = nvvm::shuffleIdx(b, loc, lo, srcLane);
     hi = nvvm::shuffleIdx(b, loc, hi, srcLane);
-    Value y = b.create<arith::OrIOp>(
-        loc, b.create<arith::ExtUIOp>(loc, i64t, lo),
-        b.create<arith::ShLIOp>(loc, b.create<arith::ExtUIOp>(loc, i64t, hi),
-                                b.create<arith::ConstantIntOp>(loc, i64t, 32)));
+    Value y = arith::OrIOp::create(b, 
+        loc, arith::ExtUIOp::create(b, loc, i64t, lo),
+        arith::ShLIOp::create(b, loc, arith::ExtUIOp::create(b, loc, i64t, hi),
+                                arith::ConstantIntOp::create(b, loc, i64t, 32)));
     if (t.isInteger(64))
       return y;
     if (isa<LLVM::LLVMPointerType>(t))
-      return b.create<LLVM::IntToPtrOp>(loc, t, y);
-    return b.create<LLVM::BitcastOp>(loc, t, y);
+      return LLVM::IntToPtrOp::create(b, loc, t, y);
+    return LLVM::BitcastOp::create(b, loc, t, y);
   }
   // Narrower: widen the bits to 32.
   unsigned bits = t.getIntOrFloatBitWidth();
   Type bitsType = b.getIntegerType(bits);
-  Value x = isa<FloatType>(t) ? b.create<LLVM::BitcastOp>(loc, bitsType, v).getResult() : v;
-  x = b.create<arith::ExtUIOp>(loc, i32t, x);
+  Value x = isa<FloatType>(t) ? LLVM::BitcastOp::create(b, loc, bitsType, v).getResult() : v;
+  x = arith::ExtUIOp::create(b, loc, i32t, x);
   x = nvvm::shuffleIdx(b, loc, x, srcLane);
-  x = b.create<arith::TruncIOp>(loc, bitsType, x);
-  return isa<FloatType>(t) ? b.create<LLVM::BitcastOp>(loc, t, x).getResult() : x;
+  x = arith::TruncIOp::create(b, loc, bitsType, x);
+  return isa<FloatType>(t) ? LLVM::BitcastOp::create(b, loc, t, x).getResult() : x;
 }
 
 // The lane (within the warp) and the parent register that hold element
@@ -1190,10 +1190,10 @@ std::pair<Value, Value> KernelLowering::locate(const Dist &d, ArrayRef<Value> id
   if (d.sliceDim >= 0)
     e.insert(e.begin() + d.sliceDim, i32(0));
   auto div = [&](Value v, int64_t c) -> Value {
-    return c == 1 ? v : b.create<arith::DivUIOp>(loc, v, i32(c)).getResult();
+    return c == 1 ? v : arith::DivUIOp::create(b, loc, v, i32(c)).getResult();
   };
   auto rem = [&](Value v, int64_t c) -> Value {
-    return c == 1 ? i32(0) : b.create<arith::RemUIOp>(loc, v, i32(c)).getResult();
+    return c == 1 ? i32(0) : arith::RemUIOp::create(b, loc, v, i32(c)).getResult();
   };
   Value laneV = i32(0), within = i32(0), rep = i32(0);
   int64_t laneScale = 1, withinScale = 1, repScale = 1;
@@ -1201,24 +1201,24 @@ std::pair<Value, Value> KernelLowering::locate(const Dist &d, ArrayRef<Value> id
     int64_t spt = l.sizePerThread[dim], tpw = l.threadsPerWarp[dim];
     int64_t reps = l.repetitions(d.parentShape, dim);
     if (tpw > 1)
-      laneV = b.create<arith::AddIOp>(
+      laneV = arith::AddIOp::create(b, 
           loc, laneV,
-          b.create<arith::MulIOp>(loc, rem(div(e[dim], spt), tpw), i32(laneScale)));
+          arith::MulIOp::create(b, loc, rem(div(e[dim], spt), tpw), i32(laneScale)));
     if (spt > 1)
-      within = b.create<arith::AddIOp>(
+      within = arith::AddIOp::create(b, 
           loc, within,
-          b.create<arith::MulIOp>(loc, rem(e[dim], spt), i32(withinScale)));
+          arith::MulIOp::create(b, loc, rem(e[dim], spt), i32(withinScale)));
     if (reps > 1)
-      rep = b.create<arith::AddIOp>(
+      rep = arith::AddIOp::create(b, 
           loc, rep,
-          b.create<arith::MulIOp>(loc, rem(div(e[dim], l.ctaTile(dim)), reps),
+          arith::MulIOp::create(b, loc, rem(div(e[dim], l.ctaTile(dim)), reps),
                                   i32(repScale)));
     laneScale *= tpw;
     withinScale *= spt;
     repScale *= reps;
   }
-  Value regV = b.create<arith::AddIOp>(
-      loc, within, b.create<arith::MulIOp>(loc, rep, i32(withinScale)));
+  Value regV = arith::AddIOp::create(b, 
+      loc, within, arith::MulIOp::create(b, loc, rep, i32(withinScale)));
   return {laneV, regV};
 }
 
@@ -1238,9 +1238,9 @@ LogicalResult KernelLowering::lowerConvertByShuffles(
         acc = got;
         continue;
       }
-      Value mine = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq,
+      Value mine = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                            fromReg, i32(src.parentRegs[s]));
-      acc = b.create<arith::SelectOp>(loc, mine, got, acc);
+      acc = arith::SelectOp::create(b, loc, mine, got, acc);
     }
     out.push_back(acc);
   }
@@ -1253,24 +1253,24 @@ struct IROps {
   using Value = mlir::Value;
   OpBuilder &b;
   Location loc;
-  Value abs(Value x) { return b.create<math::AbsFOp>(loc, x); }
-  Value i8(int v) { return b.create<arith::ConstantIntOp>(loc, b.getI8Type(), v); }
+  Value abs(Value x) { return math::AbsFOp::create(b, loc, x); }
+  Value i8(int v) { return arith::ConstantIntOp::create(b, loc, b.getI8Type(), v); }
   Value f32(float v) {
-    return b.create<arith::ConstantOp>(loc, b.getF32Type(), b.getF32FloatAttr(v));
+    return arith::ConstantOp::create(b, loc, b.getF32Type(), b.getF32FloatAttr(v));
   }
-  Value minf(Value x, float bound) { return b.create<arith::MinNumFOp>(loc, x, f32(bound)); }
+  Value minf(Value x, float bound) { return arith::MinNumFOp::create(b, loc, x, f32(bound)); }
   Value below(Value x, float bound) {
-    return b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OLT, x, f32(bound));
+    return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, f32(bound));
   }
-  Value select(Value c, Value x, Value y) { return b.create<arith::SelectOp>(loc, c, x, y); }
-  Value fma(Value x, Value y, Value z) { return b.create<math::FmaOp>(loc, x, y, z); }
-  Value i32(int v) { return b.create<arith::ConstantIntOp>(loc, b.getI32Type(), v); }
-  Value bits(Value x) { return b.create<arith::BitcastOp>(loc, b.getI32Type(), x); }
-  Value low3(Value x) { return b.create<arith::AndIOp>(loc, bits(x), i32(7)); }
+  Value select(Value c, Value x, Value y) { return arith::SelectOp::create(b, loc, c, x, y); }
+  Value fma(Value x, Value y, Value z) { return math::FmaOp::create(b, loc, x, y, z); }
+  Value i32(int v) { return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v); }
+  Value bits(Value x) { return arith::BitcastOp::create(b, loc, b.getI32Type(), x); }
+  Value low3(Value x) { return arith::AndIOp::create(b, loc, bits(x), i32(7)); }
   Value sign8(Value x) {
-    return b.create<arith::AndIOp>(loc, b.create<arith::ShRUIOp>(loc, bits(x), i32(28)), i32(8));
+    return arith::AndIOp::create(b, loc, arith::ShRUIOp::create(b, loc, bits(x), i32(28)), i32(8));
   }
-  Value or32(Value x, Value y) { return b.create<arith::OrIOp>(loc, x, y); }
+  Value or32(Value x, Value y) { return arith::OrIOp::create(b, loc, x, y); }
 };
 
 Value KernelLowering::softwareF4(Value x) {
@@ -1282,38 +1282,38 @@ Value KernelLowering::softwareF4Pair(Value lo, Value hi) {
   IROps ops{b, loc};
   Value low = quant::e2m1Code(ops, lo);
   Value high = quant::e2m1Code(ops, hi);
-  Value byte = ops.or32(low, b.create<arith::ShLIOp>(loc, high, ops.i32(4)));
-  return b.create<arith::TruncIOp>(loc, b.getI8Type(), byte);
+  Value byte = ops.or32(low, arith::ShLIOp::create(b, loc, high, ops.i32(4)));
+  return arith::TruncIOp::create(b, loc, b.getI8Type(), byte);
 }
 
 // An E4M3 byte as f32, exactly (through cvt.rn.f16x2.e4m3x2).
 Value KernelLowering::decodeE4M3(Value bits) {
   Type i8 = b.getI8Type();
-  Value pair = b.create<LLVM::UndefOp>(loc, VectorType::get({2}, i8));
-  pair = b.create<LLVM::InsertElementOp>(loc, pair, bits, i32(0));
-  pair = b.create<LLVM::InsertElementOp>(loc, pair, bits, i32(1));
+  Value pair = LLVM::UndefOp::create(b, loc, VectorType::get({2}, i8));
+  pair = LLVM::InsertElementOp::create(b, loc, pair, bits, i32(0));
+  pair = LLVM::InsertElementOp::create(b, loc, pair, bits, i32(1));
   Value halves = nvvm::f8x2ToF16x2(b, loc, pair, b.getType<Float8E4M3FNType>());
-  Value h = b.create<LLVM::ExtractElementOp>(loc, halves, i32(0));
-  return b.create<arith::ExtFOp>(loc, b.getF32Type(), h);
+  Value h = LLVM::ExtractElementOp::create(b, loc, halves, i32(0));
+  return arith::ExtFOp::create(b, loc, b.getF32Type(), h);
 }
 
 // A 4-bit E2M1 code (sign in bit 3) as f32.
 Value KernelLowering::decodeE2M1(Value nibble) {
   Type i8 = b.getI8Type(), f32 = b.getF32Type();
-  Value code = b.create<arith::AndIOp>(loc, nibble, b.create<arith::ConstantIntOp>(loc, i8, 7));
+  Value code = arith::AndIOp::create(b, loc, nibble, arith::ConstantIntOp::create(b, loc, i8, 7));
   static const float kMagnitudes[8] = {0, 0.5f, 1, 1.5f, 2, 3, 4, 6};
-  Value mag = b.create<arith::ConstantOp>(loc, f32, b.getF32FloatAttr(0));
+  Value mag = arith::ConstantOp::create(b, loc, f32, b.getF32FloatAttr(0));
   for (int c = 1; c < 8; ++c) {
-    Value is = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, code,
-                                       b.create<arith::ConstantIntOp>(loc, i8, c));
-    mag = b.create<arith::SelectOp>(
-        loc, is, b.create<arith::ConstantOp>(loc, f32, b.getF32FloatAttr(kMagnitudes[c])), mag);
+    Value is = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, code,
+                                       arith::ConstantIntOp::create(b, loc, i8, c));
+    mag = arith::SelectOp::create(b, 
+        loc, is, arith::ConstantOp::create(b, loc, f32, b.getF32FloatAttr(kMagnitudes[c])), mag);
   }
-  Value negative = b.create<arith::CmpIOp>(
+  Value negative = arith::CmpIOp::create(b, 
       loc, arith::CmpIPredicate::ne,
-      b.create<arith::AndIOp>(loc, nibble, b.create<arith::ConstantIntOp>(loc, i8, 8)),
-      b.create<arith::ConstantIntOp>(loc, i8, 0));
-  return b.create<arith::SelectOp>(loc, negative, b.create<arith::NegFOp>(loc, mag), mag);
+      arith::AndIOp::create(b, loc, nibble, arith::ConstantIntOp::create(b, loc, i8, 8)),
+      arith::ConstantIntOp::create(b, loc, i8, 0));
+  return arith::SelectOp::create(b, loc, negative, arith::NegFOp::create(b, loc, mag), mag);
 }
 
 LogicalResult KernelLowering::lowerQuantize(QuantizeOp op) {
@@ -1332,7 +1332,7 @@ LogicalResult KernelLowering::lowerQuantize(QuantizeOp op) {
   Type f32 = b.getF32Type(), i8 = b.getI8Type(), i32t = b.getI32Type();
   Type srcElem = op.getSrc().getType().getElementType();
   auto asF32 = [&](Value v) -> Value {
-    return srcElem.isF32() ? v : b.create<arith::ExtFOp>(loc, f32, v).getResult();
+    return srcElem.isF32() ? v : arith::ExtFOp::create(b, loc, f32, v).getResult();
   };
   auto f32c = [&](float v) -> Value { return constant(b.getF32FloatAttr(v)); };
   auto i32c = [&](int32_t v) -> Value { return constant(b.getI32IntegerAttr(v)); };
@@ -1343,34 +1343,34 @@ LogicalResult KernelLowering::lowerQuantize(QuantizeOp op) {
     SmallVector<Value> x;
     for (int64_t k = 0; k < block; ++k)
       x.push_back(asF32(in[g + k]));
-    Value amax = b.create<math::AbsFOp>(loc, x[0]);
+    Value amax = math::AbsFOp::create(b, loc, x[0]);
     for (int64_t k = 1; k < block; ++k)
-      amax = b.create<arith::MaximumFOp>(loc, amax, b.create<math::AbsFOp>(loc, x[k]));
+      amax = arith::MaximumFOp::create(b, loc, amax, math::AbsFOp::create(b, loc, x[k]));
     Value scaleBits, multiplier;
     if (nv) {
       // sf = e4m3((gs * amax) / 6); inv = gs / float(sf), 0 when sf is 0.
-      Value t = b.create<arith::DivFOp>(loc, b.create<arith::MulFOp>(loc, gs, amax), f32c(6.0f));
+      Value t = arith::DivFOp::create(b, loc, arith::MulFOp::create(b, loc, gs, amax), f32c(6.0f));
       Value pair = nvvm::f32x2ToF8x2(b, loc, t, t, b.getType<Float8E4M3FNType>());
-      scaleBits = b.create<arith::TruncIOp>(loc, i8, pair);
+      scaleBits = arith::TruncIOp::create(b, loc, i8, pair);
       Value sf = decodeE4M3(scaleBits);
-      Value zero = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OEQ, sf, f32c(0));
-      multiplier = b.create<arith::SelectOp>(loc, zero, f32c(0),
-                                             b.create<arith::DivFOp>(loc, gs, sf));
+      Value zero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, sf, f32c(0));
+      multiplier = arith::SelectOp::create(b, loc, zero, f32c(0),
+                                             arith::DivFOp::create(b, loc, gs, sf));
     } else {
       // shared exponent = floor(log2(amax)) - 2 (E2M1's largest exponent),
       // clamped to E8M0's range; values are x * 2^-shared, exactly.
-      Value bits = b.create<arith::BitcastOp>(loc, i32t, amax);
-      Value e = b.create<arith::AndIOp>(loc, b.create<arith::ShRUIOp>(loc, bits, i32c(23)), i32c(255));
-      Value shared = b.create<arith::SubIOp>(loc, e, i32c(127 + 2));
-      shared = b.create<arith::MaxSIOp>(loc, shared, i32c(-127));
-      shared = b.create<arith::MinSIOp>(loc, shared, i32c(126));
-      scaleBits = b.create<arith::TruncIOp>(loc, i8, b.create<arith::AddIOp>(loc, shared, i32c(127)));
-      Value inverse = b.create<arith::ShLIOp>(loc, b.create<arith::SubIOp>(loc, i32c(127), shared), i32c(23));
-      multiplier = b.create<arith::BitcastOp>(loc, f32, inverse);
+      Value bits = arith::BitcastOp::create(b, loc, i32t, amax);
+      Value e = arith::AndIOp::create(b, loc, arith::ShRUIOp::create(b, loc, bits, i32c(23)), i32c(255));
+      Value shared = arith::SubIOp::create(b, loc, e, i32c(127 + 2));
+      shared = arith::MaxSIOp::create(b, loc, shared, i32c(-127));
+      shared = arith::MinSIOp::create(b, loc, shared, i32c(126));
+      scaleBits = arith::TruncIOp::create(b, loc, i8, arith::AddIOp::create(b, loc, shared, i32c(127)));
+      Value inverse = arith::ShLIOp::create(b, loc, arith::SubIOp::create(b, loc, i32c(127), shared), i32c(23));
+      multiplier = arith::BitcastOp::create(b, loc, f32, inverse);
     }
     for (int64_t j = 0; j < block; j += 2) {
-      Value lo = b.create<arith::MulFOp>(loc, x[j], multiplier);
-      Value hi = b.create<arith::MulFOp>(loc, x[j + 1], multiplier);
+      Value lo = arith::MulFOp::create(b, loc, x[j], multiplier);
+      Value hi = arith::MulFOp::create(b, loc, x[j + 1], multiplier);
       Value byte;
       if (target.fp4Convert) {
         byte = nvvm::f32x2ToF4x2(b, loc, hi, lo); // saturates like the clamp
@@ -1404,23 +1404,23 @@ LogicalResult KernelLowering::lowerDequantize(DequantizeOp op) {
   for (size_t g = 0; g < scales.size(); ++g) {
     Value factor;
     if (nv) {
-      factor = b.create<arith::DivFOp>(loc, decodeE4M3(scales[g]), gs);
+      factor = arith::DivFOp::create(b, loc, decodeE4M3(scales[g]), gs);
     } else {
       // E8M0 e is 2^(e - 127); e = 0 is the subnormal 2^-127.
-      Value e = b.create<arith::ExtUIOp>(loc, i32t, scales[g]);
-      Value bits = b.create<arith::ShLIOp>(loc, e, b.create<arith::ConstantIntOp>(loc, i32t, 23));
-      Value isZero = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, e,
-                                             b.create<arith::ConstantIntOp>(loc, i32t, 0));
-      bits = b.create<arith::SelectOp>(loc, isZero,
-                                       b.create<arith::ConstantIntOp>(loc, i32t, 0x00400000), bits);
-      factor = b.create<arith::BitcastOp>(loc, f32, bits);
+      Value e = arith::ExtUIOp::create(b, loc, i32t, scales[g]);
+      Value bits = arith::ShLIOp::create(b, loc, e, arith::ConstantIntOp::create(b, loc, i32t, 23));
+      Value isZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, e,
+                                             arith::ConstantIntOp::create(b, loc, i32t, 0));
+      bits = arith::SelectOp::create(b, loc, isZero,
+                                       arith::ConstantIntOp::create(b, loc, i32t, 0x00400000), bits);
+      factor = arith::BitcastOp::create(b, loc, f32, bits);
     }
     for (int64_t j = 0; j < block / 2; ++j) {
       Value byte = packed[g * (block / 2) + j];
-      Value lo = decodeE2M1(b.create<arith::AndIOp>(loc, byte, b.create<arith::ConstantIntOp>(loc, i8, 15)));
-      Value hi = decodeE2M1(b.create<arith::ShRUIOp>(loc, byte, b.create<arith::ConstantIntOp>(loc, i8, 4)));
-      out.push_back(b.create<arith::MulFOp>(loc, lo, factor));
-      out.push_back(b.create<arith::MulFOp>(loc, hi, factor));
+      Value lo = decodeE2M1(arith::AndIOp::create(b, loc, byte, arith::ConstantIntOp::create(b, loc, i8, 15)));
+      Value hi = decodeE2M1(arith::ShRUIOp::create(b, loc, byte, arith::ConstantIntOp::create(b, loc, i8, 4)));
+      out.push_back(arith::MulFOp::create(b, loc, lo, factor));
+      out.push_back(arith::MulFOp::create(b, loc, hi, factor));
     }
   }
   values[op.getResult()] = out;
@@ -1441,7 +1441,7 @@ LogicalResult KernelLowering::lowerNarrowTrunc(Operation *op, Value src,
   Regs in = lookup(src);
   Type f32 = b.getF32Type();
   auto asF32 = [&](Value v) -> Value {
-    return srcElem.isF32() ? v : b.create<arith::ExtFOp>(loc, f32, v).getResult();
+    return srcElem.isF32() ? v : arith::ExtFOp::create(b, loc, f32, v).getResult();
   };
   Regs out;
   for (size_t i = 0; i < in.size(); i += 2) {
@@ -1449,11 +1449,11 @@ LogicalResult KernelLowering::lowerNarrowTrunc(Operation *op, Value src,
     Value hi = i + 1 < in.size() ? asF32(in[i + 1]) : lo;
     if (isF8) {
       Value pair = nvvm::f32x2ToF8x2(b, loc, hi, lo, dstElem);
-      out.push_back(b.create<arith::TruncIOp>(loc, b.getI8Type(), pair));
+      out.push_back(arith::TruncIOp::create(b, loc, b.getI8Type(), pair));
       if (i + 1 < in.size()) {
-        Value up = b.create<arith::ShRUIOp>(
-            loc, pair, b.create<arith::ConstantIntOp>(loc, b.getI16Type(), 8));
-        out.push_back(b.create<arith::TruncIOp>(loc, b.getI8Type(), up));
+        Value up = arith::ShRUIOp::create(b, 
+            loc, pair, arith::ConstantIntOp::create(b, loc, b.getI16Type(), 8));
+        out.push_back(arith::TruncIOp::create(b, loc, b.getI8Type(), up));
       }
       continue;
     }
@@ -1461,16 +1461,16 @@ LogicalResult KernelLowering::lowerNarrowTrunc(Operation *op, Value src,
     // business: it knows which elements pair up).
     Value pair = target.fp4Convert ? nvvm::f32x2ToF4x2(b, loc, hi, lo) : Value();
     Type i8 = b.getI8Type();
-    Value mask = b.create<arith::ConstantIntOp>(loc, i8, 0xf);
+    Value mask = arith::ConstantIntOp::create(b, loc, i8, 0xf);
     if (pair) {
-      out.push_back(b.create<arith::AndIOp>(loc, pair, mask));
+      out.push_back(arith::AndIOp::create(b, loc, pair, mask));
       if (i + 1 < in.size())
-        out.push_back(b.create<arith::ShRUIOp>(
-            loc, pair, b.create<arith::ConstantIntOp>(loc, i8, 4)));
+        out.push_back(arith::ShRUIOp::create(b, 
+            loc, pair, arith::ConstantIntOp::create(b, loc, i8, 4)));
     } else {
-      out.push_back(b.create<arith::TruncIOp>(loc, i8, softwareF4(lo)));
+      out.push_back(arith::TruncIOp::create(b, loc, i8, softwareF4(lo)));
       if (i + 1 < in.size())
-        out.push_back(b.create<arith::TruncIOp>(loc, i8, softwareF4(hi)));
+        out.push_back(arith::TruncIOp::create(b, loc, i8, softwareF4(hi)));
     }
   }
   values[op->getResult(0)] = out;
@@ -1487,14 +1487,14 @@ LogicalResult KernelLowering::lowerNarrowExt(Operation *op, Value src,
   Regs out;
   Type i8 = b.getI8Type();
   for (size_t i = 0; i < in.size(); i += 2) {
-    Value vec = b.create<LLVM::UndefOp>(loc, VectorType::get({2}, i8));
-    vec = b.create<LLVM::InsertElementOp>(loc, vec, in[i], i32(0));
-    vec = b.create<LLVM::InsertElementOp>(
+    Value vec = LLVM::UndefOp::create(b, loc, VectorType::get({2}, i8));
+    vec = LLVM::InsertElementOp::create(b, loc, vec, in[i], i32(0));
+    vec = LLVM::InsertElementOp::create(b, 
         loc, vec, in[i + 1 < in.size() ? i + 1 : i], i32(1));
     Value halves = nvvm::f8x2ToF16x2(b, loc, vec, srcElem);
     for (int k = 0; k < 2 && i + k < in.size(); ++k) {
-      Value h = b.create<LLVM::ExtractElementOp>(loc, halves, i32(k));
-      out.push_back(b.create<arith::ExtFOp>(loc, dstElem, h));
+      Value h = LLVM::ExtractElementOp::create(b, loc, halves, i32(k));
+      out.push_back(arith::ExtFOp::create(b, loc, dstElem, h));
     }
   }
   values[op->getResult(0)] = out;
@@ -1509,7 +1509,7 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp op) {
     inits.append(r.begin(), r.end());
     counts.push_back(r.size());
   }
-  auto loop = b.create<scf::ForOp>(loc, reg(op.getLowerBound(), 0),
+  auto loop = scf::ForOp::create(b, loc, reg(op.getLowerBound(), 0),
                                    reg(op.getUpperBound(), 0),
                                    reg(op.getStep(), 0), inits);
   Block *body = loop.getBody();
@@ -1532,7 +1532,7 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp op) {
       Regs &r = lookup(v);
       yields.append(r.begin(), r.end());
     }
-    b.create<scf::YieldOp>(loc, yields);
+    scf::YieldOp::create(b, loc, yields);
   }
   at = 0;
   for (auto [result, count] : llvm::zip(op.getResults(), counts)) {
@@ -1558,7 +1558,7 @@ LogicalResult KernelLowering::lowerIf(scf::IfOp op) {
     types.append(n, elem);
     counts.push_back(n);
   }
-  auto branch = b.create<scf::IfOp>(loc, types, reg(op.getCondition(), 0),
+  auto branch = scf::IfOp::create(b, loc, types, reg(op.getCondition(), 0),
                                     /*withElseRegion=*/true);
   for (auto [from, to] : {std::pair{&op.getThenRegion(), &branch.getThenRegion()},
                           std::pair{&op.getElseRegion(), &branch.getElseRegion()}}) {
@@ -1576,7 +1576,7 @@ LogicalResult KernelLowering::lowerIf(scf::IfOp op) {
         yields.append(r.begin(), r.end());
       }
     }
-    b.create<scf::YieldOp>(loc, yields);
+    scf::YieldOp::create(b, loc, yields);
   }
   size_t at = 0;
   for (auto [result, count] : llvm::zip(op.getResults(), counts)) {

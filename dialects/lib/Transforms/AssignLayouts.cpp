@@ -86,7 +86,7 @@ private:
     if (!t || t.getEncoding() == layout)
       return;
     OpBuilder b(user);
-    auto conv = b.create<ConvertLayoutOp>(user->getLoc(), withEncoding(t, layout),
+    auto conv = ConvertLayoutOp::create(b, user->getLoc(), withEncoding(t, layout),
                                           operand.get());
     operand.set(conv);
   }

@@ -28,7 +28,7 @@ public:
     Type fp8 = op.getValues().getType().getElementType();
     Value x = toF32(op.getSrc());
     if (!fp8::isGroupScheme(op.getScheme())) {
-      Value q = b.create<arith::DivFOp>(loc, x, splat(op.getScale(), x.getType()));
+      Value q = arith::DivFOp::create(b, loc, x, splat(op.getScale(), x.getType()));
       op.getValues().replaceAllUsesWith(truncate(q, fp8));
       return;
     }
@@ -38,7 +38,7 @@ public:
     // back as a 1, so the scales are always [.., K/128].
     if (rankOf(s) < tileOf(x).getRank())
       s = withUnitDim(s);
-    Value q = b.create<arith::DivFOp>(loc, groups, perElement(s, tileOf(groups)));
+    Value q = arith::DivFOp::create(b, loc, groups, perElement(s, tileOf(groups)));
     op.getValues().replaceAllUsesWith(fromGroups(truncate(q, fp8), op.getValues().getType()));
     op.getScales().replaceAllUsesWith(s);
   }
@@ -49,13 +49,13 @@ public:
     Value x;
     if (fp8::isGroupScheme(op.getScheme())) {
       Value groups = widen(toGroups(op.getValues()));
-      x = b.create<arith::MulFOp>(loc, groups, perElement(op.getScales(), tileOf(groups)));
+      x = arith::MulFOp::create(b, loc, groups, perElement(op.getScales(), tileOf(groups)));
     } else {
       Value wide = widen(op.getValues());
-      x = b.create<arith::MulFOp>(loc, wide, splat(op.getScales(), wide.getType()));
+      x = arith::MulFOp::create(b, loc, wide, splat(op.getScales(), wide.getType()));
     }
     if (!type.getElementType().isF32())
-      x = b.create<arith::TruncFOp>(loc, tileOf(x).clone(type.getElementType()), x);
+      x = arith::TruncFOp::create(b, loc, tileOf(x).clone(type.getElementType()), x);
     op.getResult().replaceAllUsesWith(fromGroups(x, type));
   }
 
@@ -65,10 +65,10 @@ private:
 
   static RankedTensorType tileOf(Value v) { return cast<RankedTensorType>(v.getType()); }
 
-  Value splat(Value scalar, Type tile) { return b.create<SplatOp>(loc, tile, scalar); }
+  Value splat(Value scalar, Type tile) { return SplatOp::create(b, loc, tile, scalar); }
   // A constant of `like`'s shape (a scalar or a splat tile).
   Value constLike(TypedAttr value, Type like) {
-    Value c = b.create<arith::ConstantOp>(loc, value);
+    Value c = arith::ConstantOp::create(b, loc, value);
     return isa<RankedTensorType>(like) ? splat(c, like) : c;
   }
   Value f32Like(double v, Type like) { return constLike(b.getF32FloatAttr(v), like); }
@@ -78,10 +78,10 @@ private:
     return tileOf(x).getElementType().isF32() ? x : widen(x);
   }
   Value widen(Value x) {
-    return b.create<arith::ExtFOp>(loc, tileOf(x).clone(b.getF32Type()), x);
+    return arith::ExtFOp::create(b, loc, tileOf(x).clone(b.getF32Type()), x);
   }
   Value truncate(Value x, Type fp8) {
-    return b.create<FpTruncOp>(loc, tileOf(x).clone(fp8), x, b.getStringAttr("rne"),
+    return FpTruncOp::create(b, loc, tileOf(x).clone(fp8), x, b.getStringAttr("rne"),
                                b.getBoolAttr(true));
   }
 
@@ -93,12 +93,12 @@ private:
       return x;
     SmallVector<int64_t> grouped(shape.drop_back());
     grouped.append({shape.back() / fp8::kGroup, fp8::kGroup});
-    return b.create<ReshapeOp>(loc, tileOf(x).clone(grouped), x);
+    return ReshapeOp::create(b, loc, tileOf(x).clone(grouped), x);
   }
   Value fromGroups(Value x, RankedTensorType type) {
     return tileOf(x).getShape() == type.getShape()
                ? x
-               : b.create<ReshapeOp>(loc, type.clone(tileOf(x).getElementType()), x).getResult();
+               : ReshapeOp::create(b, loc, type.clone(tileOf(x).getElementType()), x).getResult();
   }
 
   // One scale per group, s = max(amax, 1e-10) / fmax (KERNELS.md): the
@@ -109,10 +109,10 @@ private:
     Type reduced = b.getF32Type();
     if (axis > 0)
       reduced = RankedTensorType::get(type.getShape().drop_back(), reduced);
-    Value amax = b.create<ReduceOp>(loc, reduced, b.create<math::AbsFOp>(loc, groups),
+    Value amax = ReduceOp::create(b, loc, reduced, math::AbsFOp::create(b, loc, groups),
                                     b.getI32IntegerAttr(axis), b.getStringAttr("max"));
-    Value floored = b.create<arith::MaximumFOp>(loc, amax, f32Like(fp8::kMinAmax, reduced));
-    Value s = b.create<arith::DivFOp>(loc, floored, f32Like(fmax, reduced));
+    Value floored = arith::MaximumFOp::create(b, loc, amax, f32Like(fp8::kMinAmax, reduced));
+    Value s = arith::DivFOp::create(b, loc, floored, f32Like(fmax, reduced));
     return ue8m0 ? roundUpToPow2(s) : s;
   }
 
@@ -120,15 +120,15 @@ private:
   // mantissa and, unless it was zero already, step the exponent up.
   Value roundUpToPow2(Value s) {
     Type bitsType = withElementType(s.getType(), b.getI32Type());
-    Value bits = b.create<arith::BitcastOp>(loc, bitsType, s);
-    Value mantissa = b.create<arith::AndIOp>(loc, bits, i32Like(0x7fffff, bitsType));
-    Value inexact = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne, mantissa,
+    Value bits = arith::BitcastOp::create(b, loc, bitsType, s);
+    Value mantissa = arith::AndIOp::create(b, loc, bits, i32Like(0x7fffff, bitsType));
+    Value inexact = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, mantissa,
                                             i32Like(0, bitsType));
-    Value up = b.create<arith::AndIOp>(
-        loc, b.create<arith::AddIOp>(loc, bits, i32Like(0x800000, bitsType)),
+    Value up = arith::AndIOp::create(b, 
+        loc, arith::AddIOp::create(b, loc, bits, i32Like(0x800000, bitsType)),
         i32Like(0x7f800000, bitsType));
-    Value rounded = b.create<arith::SelectOp>(loc, inexact, up, bits);
-    return b.create<arith::BitcastOp>(loc, s.getType(), rounded);
+    Value rounded = arith::SelectOp::create(b, loc, inexact, up, bits);
+    return arith::BitcastOp::create(b, loc, s.getType(), rounded);
   }
 
   static int64_t rankOf(Value v) {
@@ -143,7 +143,7 @@ private:
       return splat(v, RankedTensorType::get({1}, v.getType()));
     SmallVector<int64_t> shape(t.getShape());
     shape.push_back(1);
-    return b.create<ExpandDimsOp>(loc, t.clone(shape), v, b.getI32IntegerAttr(t.getRank()));
+    return ExpandDimsOp::create(b, loc, t.clone(shape), v, b.getI32IntegerAttr(t.getRank()));
   }
 
   // The scales [.., K/128] as a tile of the grouped shape: every element
@@ -151,7 +151,7 @@ private:
   Value perElement(Value scales, RankedTensorType groupsType) {
     if (rankOf(scales) < groupsType.getRank()) // [.., G] -> [.., G, 1]
       scales = withUnitDim(scales);
-    return b.create<BroadcastOp>(loc, groupsType, scales);
+    return BroadcastOp::create(b, loc, groupsType, scales);
   }
 };
 

@@ -260,8 +260,9 @@ TEST(BlockedLayout, LocateMatchesElementOf) {
           for (unsigned w = 0; w < c.l.numWarps(); ++w)
             found |= c.l.elementOf(c.shape, l, w, reg) == e;
           EXPECT_TRUE(found);
-          if (c.l.isOwner(c.shape, lane, warp, r))
+          if (c.l.isOwner(c.shape, lane, warp, r)) {
             EXPECT_EQ(c.l.elementOf(c.shape, l, warp, reg), e);
+          }
         }
   }
 }
