@@ -25,7 +25,8 @@ def _make(name, ue8m0):
     def inputs(M, K, device="cuda", seed=0):
         g = generator(seed, device)
         return dict(x=randn((M, K), g, device), q=torch.empty((M, K), device=device, dtype=torch.float8_e4m3fn),
-                    s=torch.empty((M, K // GROUP), device=device, dtype=torch.float32), M=M, K=K)
+                    s=torch.empty((M, K // GROUP), device=device, dtype=torch.float32), M=M, K=K,
+                    ue8m0=ue8m0)  # the group_quant slot's variant flag (megac.qwen35)
 
     def reference(args):
         q, s, near = quantize(args["x"], ue8m0)

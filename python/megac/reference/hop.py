@@ -22,7 +22,8 @@ def _make(name, plain, fp8, m_list):
     def inputs(M, H, device="cuda", seed=0):
         g = generator(seed, device)
         w = randn((H,), g, device, std=0.2, mean=1.0 if plain else 0.0)
-        args = dict(x=randn((M, H), g, device), residual=randn((M, H), g, device), w=w, M=M, H=H, eps=EPS)
+        args = dict(x=randn((M, H), g, device), residual=randn((M, H), g, device), w=w, M=M, H=H, eps=EPS,
+                    plain=plain)  # the hop slot's variant flag (megac.qwen35); no kernel parameter
         if fp8:
             args["scale"] = torch.tensor(4.0 * (1.2 if plain else 1.0) / 448.0, device=device)
             args["out"] = torch.empty((M, H), device=device, dtype=torch.float8_e4m3fn)

@@ -53,7 +53,8 @@ def _make(name, swizzled):
         S = K // 16
         sf_shape = (cdiv(M, 128) * 128, cdiv(S, 4) * 4) if swizzled else (M, S)
         return dict(x=x, gs=global_scale(x), q=torch.empty((M, K // 2), device=device, dtype=torch.uint8),
-                    sf=torch.empty(sf_shape, device=device, dtype=torch.float8_e4m3fn), M=M, K=K)
+                    sf=torch.empty(sf_shape, device=device, dtype=torch.float8_e4m3fn), M=M, K=K,
+                    swizzled=swizzled)  # the nvfp4_quant slot's variant flag (megac.qwen35)
 
     def reference(args):
         q, sf = quantize(args["x"], args["gs"])
