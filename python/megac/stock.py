@@ -35,7 +35,8 @@ def route(a):
 def group_quant(a, ue8m0=False):
     M, K = a["x"].shape
     xg = a["x"].float().view(M, K // 128, 128)
-    s = xg.abs().amax(-1).clamp_min(1e-10) / 448.0
+    amax = xg.abs().amax(-1).clamp_min(1e-10)
+    s = amax / torch.full_like(amax, 448.0)  # a true division: `/ 448.0` multiplies by the reciprocal
     if ue8m0:
         s = torch.exp2(torch.ceil(torch.log2(s)))
     a["q"].copy_(torch.clamp(xg / s[..., None], -448.0, 448.0).view(M, K).to(torch.float8_e4m3fn))
