@@ -1349,13 +1349,22 @@ LogicalResult KernelLowering::lowerQuantize(QuantizeOp op) {
     Value scaleBits, multiplier;
     if (nv) {
       // sf = e4m3((gs * amax) / 6); inv = gs / float(sf), 0 when sf is 0.
-      Value t = arith::DivFOp::create(b, loc, arith::MulFOp::create(b, loc, gs, amax), f32c(6.0f));
+      // div.rn.f32 takes its slow path on a zero dividend or divisor, which
+      // all-zero blocks (padding, rows past M) would pay: they divide 1
+      // instead and select the exact result (+0 / 6 = +0; inv = 0).
+      Value prod = arith::MulFOp::create(b, loc, gs, amax);
+      Value zeroBlock = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, prod, f32c(0));
+      Value t = arith::SelectOp::create(
+          b, loc, zeroBlock, prod,
+          arith::DivFOp::create(b, loc, arith::SelectOp::create(b, loc, zeroBlock, f32c(1), prod),
+                                f32c(6.0f)));
       Value pair = nvvm::f32x2ToF8x2(b, loc, t, t, b.getType<Float8E4M3FNType>());
       scaleBits = arith::TruncIOp::create(b, loc, i8, pair);
       Value sf = decodeE4M3(scaleBits);
       Value zero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, sf, f32c(0));
+      Value divisor = arith::SelectOp::create(b, loc, zero, f32c(1), sf);
       multiplier = arith::SelectOp::create(b, loc, zero, f32c(0),
-                                             arith::DivFOp::create(b, loc, gs, sf));
+                                           arith::DivFOp::create(b, loc, gs, divisor));
     } else {
       // shared exponent = floor(log2(amax)) - 2 (E2M1's largest exponent),
       // clamped to E8M0's range; values are x * 2^-shared, exactly.
