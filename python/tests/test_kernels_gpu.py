@@ -1,0 +1,65 @@
+"""The correctness suite under pytest (GPU machine): every kernel against its reference at every listed shape,
+fresh random inputs, outputs poisoned (two patterns), the reference's checks.
+
+    MEGAC_BUNDLES=out/bundles PYTHONPATH=build-gpu/python python3 -m pytest python/tests/test_kernels_gpu.py
+
+One test per (kernel, shape), by the same code as test/gpu/run_gpu_tests.py (which also writes the JSON that
+results/ keeps). Skipped without MEGAC_BUNDLES or a CUDA device (CI has neither).
+"""
+import os
+import sys
+import time
+
+import pytest
+
+ROOT = os.environ.get("MEGAC_SOURCE_DIR") or os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+BUNDLES = os.environ.get("MEGAC_BUNDLES", "")
+
+
+def _cases():
+    if not BUNDLES:
+        return []
+    from megac import reference
+    return [(name, i, shape) for name in reference.NAMES
+            for i, shape in enumerate(reference.get(name).shapes)]
+
+
+def _id(case):
+    name, _, shape = case
+    return name + "-" + "-".join(f"{k}{v}" for k, v in shape.items())
+
+
+@pytest.fixture(scope="module")
+def gpu():
+    if not BUNDLES:
+        pytest.skip("set MEGAC_BUNDLES=<dir of .mgb bundles> to run the kernels")
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA device")
+    sys.path.insert(0, os.path.join(ROOT, "test", "gpu"))
+    import run_gpu_tests
+    bundles, problems = run_gpu_tests.find_bundles(BUNDLES)
+    return run_gpu_tests, bundles, {}, int(time.time()) % 100000
+
+
+def test_bundles_are_given():
+    if not BUNDLES:
+        pytest.skip("MEGAC_BUNDLES not set: the GPU correctness suite does not run here")
+
+
+CASES = _cases()
+
+
+@pytest.mark.parametrize("case", CASES, ids=[_id(c) for c in CASES])
+def test_kernel_matches_reference(gpu, case):
+    import torch
+    from megac import reference, testing
+    run_gpu_tests, bundles, modules, seed = gpu
+    name, i, shape = case
+    ref_kernel = reference.get(name)
+    if ref_kernel.launches[0] not in bundles:
+        pytest.fail(f"no bundle in {BUNDLES} holds kernel '{ref_kernel.launches[0]}'")
+    launcher = run_gpu_tests.load_launcher(ref_kernel, bundles, modules)
+    row = run_gpu_tests.run_shape(torch, testing, launcher, ref_kernel, shape, seed * 1000 + i)
+    details = "; ".join(o["detail"] for o in row["outputs"].values() if not o["ok"])
+    assert row["pass"], f"{name} {shape}: {details} unstable={row['unstable_outputs']}"
