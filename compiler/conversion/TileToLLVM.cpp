@@ -94,8 +94,7 @@ FailureOr<Dist> distOf(Operation *op, RankedTensorType type) {
     d.sliceDim = int(slice.getDim());
     d.parentShape = d.shape;
     d.parentShape.insert(d.parentShape.begin() + d.sliceDim, 1);
-    d.parentRegs = layout::Slice{slice.getDim(), d.blocked}.parentRegisters(
-        d.parentShape);
+    d.parentRegs = layout::TileLayout{d.blocked, d.sliceDim}.parentRegisters(d.shape);
   } else {
     return op->emitError("tile ") << type
                                   << " has no layout: run tile-assign-layouts "

@@ -281,15 +281,36 @@ Shape TileLayout::parentShape(const Shape &shape) const {
 
 std::vector<int64_t> TileLayout::parentRegisters(const Shape &shape) const {
   if (sliceDim >= 0)
-    return Slice{unsigned(sliceDim), blocked}.parentRegisters(parentShape(shape));
+    return slicedRegisters(shape);
   std::vector<int64_t> regs(blocked.numRegisters(shape));
   for (size_t r = 0; r < regs.size(); ++r)
     regs[r] = int64_t(r);
   return regs;
 }
 
+// A slice's parent registers, computed once per (layout, shape) and thread:
+// the lowering and the conversion planners ask for one register at a time,
+// and recomputing the list each time made them quadratic in the tile size.
+const std::vector<int64_t> &TileLayout::slicedRegisters(const Shape &shape) const {
+  thread_local std::map<std::vector<int64_t>, std::vector<int64_t>> cache;
+  std::vector<int64_t> key = {sliceDim};
+  for (const auto *v : {&blocked.sizePerThread, &blocked.threadsPerWarp,
+                        &blocked.warpsPerCTA})
+    key.insert(key.end(), v->begin(), v->end());
+  key.insert(key.end(), blocked.order.begin(), blocked.order.end());
+  key.push_back(-1); // the shape follows
+  key.insert(key.end(), shape.begin(), shape.end());
+  auto it = cache.find(key);
+  if (it == cache.end())
+    it = cache.emplace(std::move(key), Slice{unsigned(sliceDim), blocked}
+                                           .parentRegisters(parentShape(shape)))
+             .first;
+  return it->second;
+}
+
 int64_t TileLayout::numRegisters(const Shape &shape) const {
-  return int64_t(parentRegisters(shape).size());
+  return sliceDim >= 0 ? int64_t(slicedRegisters(shape).size())
+                       : blocked.numRegisters(shape);
 }
 
 Index TileLayout::elementOf(const Shape &shape, unsigned lane, unsigned warp,
@@ -297,7 +318,7 @@ Index TileLayout::elementOf(const Shape &shape, unsigned lane, unsigned warp,
   if (sliceDim < 0)
     return blocked.elementOf(shape, lane, warp, reg);
   Shape ps = parentShape(shape);
-  Index e = blocked.elementOf(ps, lane, warp, parentRegisters(shape)[reg]);
+  Index e = blocked.elementOf(ps, lane, warp, slicedRegisters(shape)[reg]);
   e.erase(e.begin() + sliceDim);
   return e;
 }
@@ -310,7 +331,7 @@ void TileLayout::locate(const Shape &shape, const Index &index, unsigned &lane,
   pi.insert(pi.begin() + sliceDim, 0);
   int64_t parentReg;
   blocked.locate(parentShape(shape), pi, lane, parentReg);
-  auto regs = parentRegisters(shape);
+  const std::vector<int64_t> &regs = slicedRegisters(shape);
   auto it = std::find(regs.begin(), regs.end(), parentReg);
   reg = it == regs.end() ? -1 : int64_t(it - regs.begin());
 }

@@ -112,6 +112,9 @@ struct TileLayout {
   void locate(const Shape &shape, const Index &index, unsigned &lane,
               int64_t &reg) const;
   std::string str() const; // the attribute, e.g. "#tile.blocked<...>"
+
+private:
+  const std::vector<int64_t> &slicedRegisters(const Shape &shape) const;
 };
 
 /// True when both layouts give every thread (of `numWarps` warps) the same
