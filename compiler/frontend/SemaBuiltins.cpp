@@ -703,7 +703,13 @@ bool Sema::checkScaleArg(ExprPtr &scale, const char *what) {
 // The input of a quantization: a tile of f32, bf16 or f16 whose last
 // dimension holds whole blocks of `block` elements.
 bool Sema::checkQuantizeInput(CallExpr &c, ExprPtr &x, int64_t block) {
-  if (!x->type.isTile() || !x->type.isFloatLike() || x->type.isUntyped()) {
+  if (!x->type.isTile()) {
+    error(x->range, quoted(c.callee) + " quantizes a tile, got the scalar " + x->type.str(),
+          "quantize a tile of whole blocks, e.g. load(x + arange(0, " +
+              std::to_string(block > 1 ? block : 16) + "))");
+    return false;
+  }
+  if (!x->type.isFloatLike() || x->type.isUntyped()) {
     error(x->range, quoted(c.callee) + " quantizes a tile of f32, bf16 or f16, got " +
                         x->type.str());
     return false;

@@ -346,9 +346,17 @@ void Sema::checkVariant(KernelDecl &k, AttributeSyntax &a) {
             "@variant(small, BLOCK = 2048, when = H <= 2048)");
       continue;
     }
+    // The same ranges as the kernel's own @num_warps, @maxnreg, @min_ctas_per_sm.
+    int64_t lo = arg.name == "maxnreg" ? 24 : 1;
+    int64_t hi = arg.name == "maxnreg" ? 255 : arg.name == "num_warps" ? 32 : 64;
     if (std::optional<int64_t> value = constInt(arg.value, "the value")) {
-      if (*value <= 0 || *value > 255)
-        error(arg.value->range, "'" + arg.name + "' must be in 1..255");
+      if (*value < lo || *value > hi)
+        error(arg.value->range, "'" + arg.name + "' must be in " + std::to_string(lo) +
+                                    ".." + std::to_string(hi) + ", got " +
+                                    std::to_string(*value));
+      else if (arg.name == "num_warps" && (*value & (*value - 1)))
+        error(arg.value->range,
+              "'num_warps' must be a power of two, got " + std::to_string(*value));
       else
         *slot = *value;
     }

@@ -150,6 +150,13 @@ TEST(SemaErrors, Attributes) {
   expectError("@variant(maxnreg = 3)\nkernel k() {}",
               "@variant needs a name first",
               "@variant(big, maxnreg = 168, when = ctas > 2 * sms)");
+  // A variant's options have the kernel attributes' ranges.
+  expectError("@variant(v, num_warps = 64)\nkernel k() {}", "'num_warps' must be in 1..32, got 64");
+  expectError("@variant(v, num_warps = 6)\nkernel k() {}",
+              "'num_warps' must be a power of two, got 6");
+  expectError("@variant(v, maxnreg = 8)\nkernel k() {}", "'maxnreg' must be in 24..255, got 8");
+  expectError("@variant(v, min_ctas_per_sm = 65)\nkernel k() {}",
+              "'min_ctas_per_sm' must be in 1..64, got 65");
 }
 
 TEST(SemaErrors, LaunchExpressions) {
@@ -305,6 +312,12 @@ const char kTile[] = "let v = load(x + arange(0, 4)[:, None] * 256 + arange(0, 2
 TEST(SemaErrors, QuantizeFp8) {
   expectKernelError("let q = quantize_fp8(arange(0, 128), 2.0, f8e4m3);",
                     "'quantize_fp8' quantizes a tile of f32, bf16 or f16, got tile<128 x i32>");
+  expectKernelError("let q = quantize_fp8(load(x), 2.0, f8e4m3);",
+                    "'quantize_fp8' quantizes a tile, got the scalar f32",
+                    "quantize a tile of whole blocks, e.g. load(x + arange(0, 16))");
+  expectKernelError("let q = quantize_nvfp4(load(x), 1.0);",
+                    "'quantize_nvfp4' quantizes a tile, got the scalar f32",
+                    "quantize a tile of whole blocks, e.g. load(x + arange(0, 16))");
   expectKernelError(std::string(kTile) + "let q = quantize_fp8(v, 2.0, bf16);",
                     "'quantize_fp8' quantizes to f8e4m3 or f8e5m2, got bf16",
                     "FP8 is f8e4m3 (finite to 448) or f8e5m2 (finite to 57344)");
