@@ -77,8 +77,8 @@ class _KernelPath:
     """A slot's megac path: loads the bundles lazily (no GPU needed to build a registry) and launches the
     chosen reference kernel's kernels in order, arguments bound by name."""
 
-    def __init__(self, slot, bundles):
-        self.slot, self.bundles = slot, bundles
+    def __init__(self, slot, index):
+        self.slot, self.index = slot, index
         self._launchers = {}
         self._modules = {}
         self._workspaces = {}
@@ -88,7 +88,7 @@ class _KernelPath:
             from . import load, reference
             kernels = []
             for k in reference.get(name).launches:
-                path = _bundle_of(self.bundles, k)
+                path = self.index[k]
                 if path not in self._modules:
                     self._modules[path] = load(path)
                 kernels.append(self._modules[path].kernel(k))
@@ -129,29 +129,31 @@ def _stock_path(slot):
     return run
 
 
-def _bundle_of(bundles, kernel):
-    """The .mgb under `bundles` whose manifest lists `kernel`; None when none does."""
+def bundle_index(bundles):
+    """{kernel name: .mgb path} over the bundles in the directory `bundles` (empty when it is not one); the
+    manifests are read once, when a registry is built."""
     from . import bundle
+    index = {}
     if not bundles or not os.path.isdir(bundles):
-        return None
+        return index
     for f in sorted(os.listdir(bundles)):
         if f.endswith(".mgb"):
             path = os.path.join(bundles, f)
             try:
-                if any(k["name"] == kernel for k in bundle.read_file(path).manifest.get("kernels", [])):
-                    return path
-            except Exception:
+                for k in bundle.read_file(path).manifest.get("kernels", []):
+                    index.setdefault(k["name"], path)
+            except Exception:  # an unreadable bundle holds nothing; the check names what is missing
                 continue
-    return None
+    return index
 
 
-def _check(slot, bundles):
+def _check(slot, bundles, index):
     """available() when every kernel the slot may run has a bundle and the GPU is a target; else why not."""
     from . import reference
 
     def check(ctx):
         missing = [k for name in reference_names(slot.name) for k in reference.get(name).launches
-                   if _bundle_of(bundles, k) is None]
+                   if k not in index]
         if missing:
             return _slots.configuration(f"no bundle in {bundles!r} holds kernel(s) {', '.join(missing)}",
                                         "compile kernels-dsl/ into that directory (./scripts/build.sh)")
@@ -170,7 +172,8 @@ def registry(bundles):
     """A slots.Registry with every Qwen3.5 wave-1 slot: megac kernels from the bundles in `bundles`, stock
     paths from megac.stock, checks and bounds as described in the module docstring."""
     reg = _slots.Registry()
+    index = bundle_index(bundles)
     for s in SLOTS:
-        reg.add(s.name, _KernelPath(s, bundles), _stock_path(s), check=_check(s, bundles),
+        reg.add(s.name, _KernelPath(s, index), _stock_path(s), check=_check(s, bundles, index),
                 max_batch=s.max_batch, batch_of=_batch_of(s))
     return reg
