@@ -330,6 +330,32 @@ bool specializeVariants(const fe::Module &mod, const std::string &path,
   return ok;
 }
 
+/// Keeps only the kernels named in `wanted` (all when empty); an unknown
+/// name is an error that lists the file's kernels.
+bool selectKernels(fe::Module &mod, const std::vector<std::string> &wanted,
+                   fe::DiagnosticEngine &diags) {
+  if (wanted.empty())
+    return true;
+  std::string known;
+  for (const fe::KernelDecl &k : mod.kernels())
+    known += (known.empty() ? "" : ", ") + k.name;
+  bool ok = true;
+  for (const std::string &name : wanted)
+    if (std::none_of(mod.kernels().begin(), mod.kernels().end(),
+                     [&](const fe::KernelDecl &k) { return k.name == name; })) {
+      diags.error({}, "no kernel '" + name + "' in this file", "its kernels: " + known);
+      ok = false;
+    }
+  auto &kernels = mod.kernels();
+  kernels.erase(std::remove_if(kernels.begin(), kernels.end(),
+                               [&](const fe::KernelDecl &k) {
+                                 return std::find(wanted.begin(), wanted.end(), k.name) ==
+                                        wanted.end();
+                               }),
+                kernels.end());
+  return ok;
+}
+
 } // namespace
 
 const char *compilerVersion() { return MEGAC_VERSION_STRING; }
@@ -365,6 +391,8 @@ CompileResult compile(const CompileOptions &options) {
                                              options.defines, diags)
                    : fe::parseAndAnalyze(sm, options.path, options.defines, diags);
   if (!mod || diags.hasErrors())
+    return finish();
+  if (!selectKernels(*mod, options.kernels, diags))
     return finish();
   {
     std::ostringstream os;

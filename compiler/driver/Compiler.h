@@ -18,6 +18,9 @@ struct CompileOptions {
   std::optional<std::string> text; // source in memory (Python), else read path
   std::map<std::string, std::string> defines; // -D NAME=VALUE
   std::vector<std::string> targets;           // empty: all targets
+  // Compile only these kernels of the file (with their variants); empty: all.
+  // The whole file is still checked.
+  std::vector<std::string> kernels;
   bool runPtxas = true;           // when ptxas is installed
   bool keepIR = false;            // fill TargetOutput::tileIR/llvmDialect/llvmIR
   bool printIRAfterAll = false;   // dump every stage to stderr

@@ -26,6 +26,8 @@ options:
                       their layouts and registers per thread; =full adds which
                       thread and register hold each element
   -D NAME=VALUE       override a compile-time constant; repeatable
+  --kernel NAME       compile only this kernel of the file (and its variants);
+                      repeatable; the whole file is still checked
   --no-ptxas          skip ptxas (no cubin, no register report)
   --print-ir-after-all  print the IR after every stage to stderr
   --time-phases       print where compile time goes, per target, to stderr
@@ -42,6 +44,7 @@ struct Args {
   std::string output;
   std::string emit;
   std::map<std::string, std::string> defines;
+  std::vector<std::string> kernels;
   bool ptxas = true;
   bool printIR = false;
   bool timePhases = false;
@@ -97,6 +100,8 @@ Args parseArgs(int argc, char **argv) {
     } else if (s.rfind("--print-layout=", 0) == 0) {
       usageError("--print-layout takes 'summary' or 'full', got '" +
                  s.substr(15) + "'");
+    } else if (s == "--kernel") {
+      a.kernels.push_back(value("--kernel"));
     } else if (s == "--no-ptxas") {
       a.ptxas = false;
     } else if (s == "--print-ir-after-all") {
@@ -191,6 +196,7 @@ int main(int argc, char **argv) {
     megac::CompileOptions opts;
     opts.path = file;
     opts.defines = a.defines;
+    opts.kernels = a.kernels;
     opts.targets = a.targets;
     opts.runPtxas = a.ptxas;
     opts.keepIR = a.emit == "tile-layout" || a.emit == "llvm" || a.emit == "llvm-ir";
