@@ -261,6 +261,8 @@ private:
   LogicalResult lowerIf(scf::IfOp op);
   Value combine(StringRef kind, Value a, Value b);
 
+  void declareLibdevice(StringRef name, Type elem, unsigned arity);
+  LogicalResult lowerFastDivide(arith::DivFOp op);
   Value softwareF4(Value x); // exact E2M1 rounding for targets without cvt: i32 code
   Value softwareF4Pair(Value lo, Value hi); // two codes in a byte, lo in the low nibble
 
@@ -423,6 +425,10 @@ LogicalResult KernelLowering::lowerOp(Operation *op) {
                           getElementTypeOrSelf(op->getResult(0).getType()));
   if (isa<math::MathDialect>(op->getDialect()))
     return lowerMath(op);
+  if (auto div = dyn_cast<arith::DivFOp>(op))
+    if (func->hasAttr(tile::attr::kFastMath) &&
+        getElementTypeOrSelf(div.getType()).isF32())
+      return lowerFastDivide(div);
   if (isa<arith::ArithDialect>(op->getDialect()))
     return lowerElementwise(op);
   return op->emitError("cannot lower '") << op->getName() << "' to LLVM";
@@ -482,11 +488,45 @@ LogicalResult KernelLowering::lowerElementwise(Operation *op) {
   return success();
 }
 
+// Declares a libdevice function `name` of `arity` arguments of type `elem`
+// (once per module; linked when PTX is emitted).
+void KernelLowering::declareLibdevice(StringRef name, Type elem, unsigned arity) {
+  ModuleOp module = func->getParentOfType<ModuleOp>();
+  if (module.lookupSymbol(name))
+    return;
+  OpBuilder mb(module.getBodyRegion());
+  mb.setInsertionPointToEnd(module.getBody());
+  LLVM::LLVMFuncOp::create(mb, loc, name,
+                           LLVM::LLVMFunctionType::get(elem, SmallVector<Type>(arity, elem)));
+}
+
+// @fast_math f32 division: __nv_fast_fdividef (div.approx.f32, about 2 ulp;
+// no slow path for zero or denormal dividends).
+LogicalResult KernelLowering::lowerFastDivide(arith::DivFOp op) {
+  Type f32 = b.getF32Type();
+  declareLibdevice("__nv_fast_fdividef", f32, 2);
+  Regs out;
+  int64_t n = std::max(numRegsOf(op.getLhs()), numRegsOf(op.getRhs()));
+  for (int64_t i = 0; i < n; ++i)
+    out.push_back(LLVM::CallOp::create(b, loc, TypeRange{f32},
+                                       FlatSymbolRefAttr::get(ctx, "__nv_fast_fdividef"),
+                                       ValueRange{reg(op.getLhs(), i), reg(op.getRhs(), i)})
+                      .getResult());
+  values[op] = out;
+  return success();
+}
+
 LogicalResult KernelLowering::lowerMath(Operation *op) {
   // fma and abs map to LLVM intrinsics; the rest call libdevice, which is
   // what CUDA C++ (and so PyTorch's reference kernels) compile to.
   if (isa<math::FmaOp, math::AbsFOp, math::AbsIOp, math::CopySignOp,
           math::FloorOp, math::CeilOp>(op))
+    return lowerElementwise(op);
+  // sqrt is IEEE (llvm.sqrt: sqrt.rn.f32), as CUDA C++ compiles sqrtf without
+  // fast math; libdevice's __nv_sqrtf would ask __nvvm_reflect for
+  // __CUDA_PREC_SQRT, which LLVM answers 0 (sqrt.approx). @fast_math keeps
+  // the approximate one.
+  if (isa<math::SqrtOp>(op) && !func->hasAttr(tile::attr::kFastMath))
     return lowerElementwise(op);
   Type elem = getElementTypeOrSelf(op->getResult(0).getType());
   StringRef base = llvm::StringSwitch<StringRef>(op->getName().getStringRef())
@@ -506,14 +546,13 @@ LogicalResult KernelLowering::lowerMath(Operation *op) {
     return op->emitError(op->getName().getStringRef().drop_front(5))
            << " needs f32 or f64, got " << elem
            << "; hint: compute in f32, e.g. exp(x as f32)";
-  std::string callee = ("__nv_" + base + (elem.isF32() ? "f" : "")).str();
-  ModuleOp module = op->getParentOfType<ModuleOp>();
-  if (!module.lookupSymbol(callee)) {
-    OpBuilder mb(module.getBodyRegion());
-    mb.setInsertionPointToEnd(module.getBody());
-    LLVM::LLVMFuncOp::create(mb, loc, callee,
-                                LLVM::LLVMFunctionType::get(elem, {elem}));
-  }
+  // @fast_math: libdevice's approximate f32 versions (ex2.approx, lg2.approx,
+  // tanh.approx), about 2 ulp, instead of the accurate ones.
+  bool fast = elem.isF32() && func->hasAttr(tile::attr::kFastMath) &&
+              llvm::is_contained({"exp", "log", "log2", "tanh"}, base);
+  std::string callee =
+      ((fast ? "__nv_fast_" : "__nv_") + base + (elem.isF32() ? "f" : "")).str();
+  declareLibdevice(callee, elem, 1);
   Regs out;
   for (int64_t i = 0, n = numRegsOf(op->getOperand(0)); i < n; ++i)
     out.push_back(LLVM::CallOp::create(b, loc, TypeRange{elem},

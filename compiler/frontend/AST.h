@@ -503,6 +503,7 @@ struct KernelDecl {
   // Interpreted attributes (set by sema):
   int64_t numWarps = 4;
   std::optional<int64_t> maxnreg, minCtasPerSm;
+  bool fastMath = false; // @fast_math: approximate exp/log/tanh and f32 division
   std::vector<ExprPtr> grid; // 0-3 scalar integer exprs; empty: grid (1)
   std::vector<Variant> variants;
   /// `ctas` and `sms`, referenced from Variant::when.

@@ -229,7 +229,7 @@ bool Sema::constIntArg(AttributeSyntax &a, int64_t lo, int64_t hi,
 
 void Sema::checkAttributes(KernelDecl &k) {
   static const std::vector<std::string> kKnown = {
-      "num_warps", "maxnreg", "min_ctas_per_sm", "grid", "variant"};
+      "num_warps", "maxnreg", "min_ctas_per_sm", "grid", "variant", "fast_math"};
   std::set<std::string> seen;
   for (AttributeSyntax &a : k.attributes) {
     if (a.name != "variant" && !seen.insert(a.name).second) {
@@ -266,11 +266,15 @@ void Sema::checkAttributes(KernelDecl &k) {
       }
     } else if (a.name == "variant") {
       checkVariant(k, a);
+    } else if (a.name == "fast_math") {
+      if (!a.args.empty())
+        error(a.range, "@fast_math takes no arguments", "@fast_math");
+      k.fastMath = true;
     } else {
       std::string best = closestName(a.name, kKnown);
       error(a.range, "unknown attribute '@" + a.name.substr(0, 64) + "'",
             best.empty() ? "attributes are @num_warps @maxnreg "
-                           "@min_ctas_per_sm @grid @variant"
+                           "@min_ctas_per_sm @grid @variant @fast_math"
                          : "did you mean '@" + best + "'?");
     }
   }

@@ -165,6 +165,8 @@ LogicalResult IRGen::emitKernel(const fe::KernelDecl &k,
                                      b.getFunctionType(params, {}));
   func->setAttr(tile::attr::kKernel, b.getUnitAttr());
   func->setAttr(tile::attr::kNumWarps, b.getI32IntegerAttr(int32_t(numWarps)));
+  if (k.fastMath)
+    func->setAttr(tile::attr::kFastMath, b.getUnitAttr());
   if (maxnreg)
     func->setAttr(tile::attr::kMaxNReg, b.getI32IntegerAttr(int32_t(*maxnreg)));
   if (minCtas)

@@ -35,6 +35,8 @@ inline constexpr char kKernel[] = "tile.kernel";
 inline constexpr char kNumWarps[] = "tile.num_warps";
 inline constexpr char kMaxNReg[] = "tile.maxnreg";
 inline constexpr char kMinCtasPerSM[] = "tile.min_ctas_per_sm";
+// Unit: approximate exp/log/log2/tanh and f32 division (`@fast_math`).
+inline constexpr char kFastMath[] = "tile.fast_math";
 inline constexpr char kDivisibility[] = "tile.divisibility"; // on int arguments
 inline constexpr char kAlignment[] = "tile.alignment";       // bytes, on pointers
 inline constexpr char kSharedBytes[] = "tile.shared_bytes";  // set by lowering
