@@ -126,6 +126,8 @@ private:
   void checkBuiltin(CallExpr &c);
   bool bindArgs(CallExpr &c, const std::vector<const char *> &names,
                 size_t required);
+  bool bindAndCheck(CallExpr &c, const std::vector<const char *> &names,
+                    size_t required);
   void checkCastCall(ExprPtr &e);
   void checkMemoryOp(CallExpr &c);
   void checkLoad(CallExpr &c);

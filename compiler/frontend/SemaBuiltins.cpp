@@ -81,8 +81,15 @@ bool Sema::bindArgs(CallExpr &c, const std::vector<const char *> &names,
   return true;
 }
 
-/// Checks all present args; false if any is invalid or has no value.
-static bool allValid(CallExpr &c) {
+/// Binds the arguments (bindArgs) and checks every one given; false if any
+/// is missing, invalid or has no value.
+bool Sema::bindAndCheck(CallExpr &c, const std::vector<const char *> &names,
+                        size_t required) {
+  if (!bindArgs(c, names, required))
+    return false;
+  for (CallArg &a : c.args)
+    if (a.value)
+      checkExpr(a.value);
   for (CallArg &a : c.args)
     if (a.value && (a.value->type.isInvalid() || a.value->type.isVoid()))
       return false;
@@ -216,12 +223,7 @@ static bool requireMask(DiagnosticEngine &diags, const Expr *mask) {
 }
 
 void Sema::checkLoad(CallExpr &c) {
-  if (!bindArgs(c, {"ptr", "mask", "other"}, 1))
-    return;
-  for (CallArg &a : c.args)
-    if (a.value)
-      checkExpr(a.value);
-  if (!allValid(c))
+  if (!bindAndCheck(c, {"ptr", "mask", "other"}, 1))
     return;
   ExprPtr &ptr = c.args[0].value;
   ExprPtr &mask = c.args[1].value;
@@ -262,12 +264,7 @@ void Sema::checkLoad(CallExpr &c) {
 }
 
 void Sema::checkMemoryOp(CallExpr &c) {
-  if (!bindArgs(c, {"ptr", "value", "mask"}, 2))
-    return;
-  for (CallArg &a : c.args)
-    if (a.value)
-      checkExpr(a.value);
-  if (!allValid(c))
+  if (!bindAndCheck(c, {"ptr", "value", "mask"}, 2))
     return;
   ExprPtr &ptr = c.args[0].value;
   ExprPtr &value = c.args[1].value;
@@ -323,12 +320,9 @@ void Sema::checkMemoryOp(CallExpr &c) {
 }
 
 void Sema::checkUnaryMath(CallExpr &c) {
-  if (!bindArgs(c, {"x"}, 1))
+  if (!bindAndCheck(c, {"x"}, 1))
     return;
   ExprPtr &x = c.args[0].value;
-  checkExpr(x);
-  if (!allValid(c))
-    return;
   if (x->type.isUntyped())
     adapt(x, {ScalarKind::F32, false});
   if (!x->type.isFloatLike()) {
@@ -342,11 +336,7 @@ void Sema::checkUnaryMath(CallExpr &c) {
 
 void Sema::checkElementwise(CallExpr &c, bool floatOnly) {
   bool isFma = c.builtin == Builtin::Fma;
-  if (!(isFma ? bindArgs(c, {"a", "b", "c"}, 3) : bindArgs(c, {"a", "b"}, 2)))
-    return;
-  for (CallArg &a : c.args)
-    checkExpr(a.value);
-  if (!allValid(c))
+  if (!(isFma ? bindAndCheck(c, {"a", "b", "c"}, 3) : bindAndCheck(c, {"a", "b"}, 2)))
     return;
   ExprPtr &a = c.args[0].value;
   ExprPtr &b = c.args[1].value;
@@ -390,11 +380,7 @@ void Sema::checkElementwise(CallExpr &c, bool floatOnly) {
 }
 
 void Sema::checkWhere(CallExpr &c) {
-  if (!bindArgs(c, {"cond", "a", "b"}, 3))
-    return;
-  for (CallArg &a : c.args)
-    checkExpr(a.value);
-  if (!allValid(c))
+  if (!bindAndCheck(c, {"cond", "a", "b"}, 3))
     return;
   if (!requireMask(diags_, c.args[0].value.get()) ||
       !unifyElements(c.args[1].value, c.args[2].value, "'where'", c.range))
@@ -414,11 +400,7 @@ void Sema::checkWhere(CallExpr &c) {
 }
 
 void Sema::checkCdiv(CallExpr &c) {
-  if (!bindArgs(c, {"a", "b"}, 2))
-    return;
-  for (CallArg &a : c.args)
-    checkExpr(a.value);
-  if (!allValid(c))
+  if (!bindAndCheck(c, {"a", "b"}, 2))
     return;
   ExprPtr &a = c.args[0].value;
   ExprPtr &b = c.args[1].value;
@@ -730,11 +712,7 @@ bool Sema::checkBlocks(CallExpr &c, ExprPtr &x, int64_t block) {
 
 void Sema::checkQuantize(CallExpr &c) {
   bool nv = isNvfp4(c.builtin);
-  if (!(nv ? bindArgs(c, {"x", "gs"}, 2) : bindArgs(c, {"x"}, 1)))
-    return;
-  for (CallArg &a : c.args)
-    checkExpr(a.value);
-  if (!allValid(c))
+  if (!(nv ? bindAndCheck(c, {"x", "gs"}, 2) : bindAndCheck(c, {"x"}, 1)))
     return;
   ExprPtr &x = c.args[0].value;
   int64_t block = fp4Block(c.builtin);
@@ -752,11 +730,7 @@ void Sema::checkQuantize(CallExpr &c) {
 
 void Sema::checkDequantize(CallExpr &c) {
   bool nv = isNvfp4(c.builtin);
-  if (!(nv ? bindArgs(c, {"q", "sf", "gs"}, 3) : bindArgs(c, {"q", "sf"}, 2)))
-    return;
-  for (CallArg &a : c.args)
-    checkExpr(a.value);
-  if (!allValid(c))
+  if (!(nv ? bindAndCheck(c, {"q", "sf", "gs"}, 3) : bindAndCheck(c, {"q", "sf"}, 2)))
     return;
   ExprPtr &q = c.args[0].value;
   ExprPtr &sf = c.args[1].value;
