@@ -78,19 +78,15 @@ def commit_of(opts):
         return "unknown"
 
 
-def megac_impl(name, bundles):
-    """fn(args) launching the megac kernel, or None when it is not built."""
-    if not bundles:
-        return None
-    sys.path.insert(0, os.path.join(ROOT, "test", "gpu"))
-    from megac import reference
-    from run_gpu_tests import find_bundles, load_launcher
-    found, _ = find_bundles(bundles)
+def megac_impl(name, found, modules):
+    """fn(args) launching the megac kernel(s) of reference `name` from `found` ({kernel: bundle path},
+    megac.bundles.index), or None when it is not built; `modules` caches loaded bundles."""
+    from megac import bundles, reference
     ref_kernel = reference.get(name)
     if ref_kernel.launches[0] not in found:
         return None
-    launcher = load_launcher(ref_kernel, found, {})
-    return lambda a: launcher(**a)
+    run = bundles.sequence(ref_kernel, found, modules)
+    return lambda a: run(**a)
 
 
 def check_impl(fn, ref_kernel, shape):
@@ -148,7 +144,7 @@ def summarize(entry):
 
 
 def markdown(res):
-    L = [f"# megac benchmark", "",
+    L = ["# megac benchmark", "",
          f"Commit `{res['commit']}`, {res['date']}, {res['device']}; torch {res['torch']}, triton {res['triton']}. "
          f"Measured copy bandwidth {res['copy_gbps']:.0f} GB/s (read + write).", "",
          "Times are microseconds per launch: the median over all replays of a CUDA graph of many launches, every "
@@ -230,10 +226,12 @@ def main():
     if unknown:
         print(f"run_bench: unknown kernel(s) {unknown}; known: {', '.join(reference.NAMES)}", file=sys.stderr)
         return 2
-    megac_fns = {}
+    megac_fns, modules = {}, {}
+    from megac import bundles
+    found, _ = bundles.index(opts.bundles)
     for n in names:
         try:
-            megac_fns[n] = megac_impl(n, opts.bundles)
+            megac_fns[n] = megac_impl(n, found, modules)
         except Exception as e:
             megac_fns[n] = e
     names.sort(key=lambda n: megac_fns[n] is None)  # kernels megac has first: they matter most under the budget

@@ -16,8 +16,6 @@ Capability: a slot is available when its bundle holds its kernels and the GPU is
 the default plan falls back to stock with an INFO line). Bounds as production validated them: the attention
 slots take batches up to 32 (KERNELS.md), gdn_verify up to 896 rows (B * T); larger calls run stock.
 """
-import os
-
 from . import slots as _slots
 
 TARGET_ARCHS = ("sm_90", "sm_100", "sm_103")
@@ -30,96 +28,66 @@ def _fp8(t):
 
 
 class Slot:
-    """One slot: `choose(call)` names the reference kernel a call runs (megac.reference / megac.stock names);
-    `batch_of(call)` its batch for the bound `max_batch` (-1: unbounded)."""
+    """One slot: the reference kernels it may run (`variants`, megac.reference / megac.stock names),
+    `choose(call)` the one a call runs, `batch_of(call)` its batch for the bound `max_batch` (-1: unbounded)."""
 
-    def __init__(self, name, choose, batch_of, max_batch=-1):
-        self.name, self.choose, self.batch_of, self.max_batch = name, choose, batch_of, max_batch
+    def __init__(self, name, variants, choose, batch_of, max_batch=-1):
+        self.name, self.variants, self.choose = name, tuple(variants), choose
+        self.batch_of, self.max_batch = batch_of, max_batch
+
+
+def _one(name):
+    return (name,), lambda c: name
 
 
 SLOTS = [
-    Slot("shared_act_quant", lambda c: "shared_act_quant", lambda c: c["M"]),
-    Slot("hop", lambda c: "hop_fp8" if _fp8(c["out"]) else ("hop_plain" if c.get("plain") else "hop"),
+    Slot("shared_act_quant", *_one("shared_act_quant"), lambda c: c["M"]),
+    Slot("hop", ("hop", "hop_plain", "hop_fp8"),
+         lambda c: "hop_fp8" if _fp8(c["out"]) else ("hop_plain" if c.get("plain") else "hop"),
          lambda c: c["M"]),
-    Slot("hop_mid", lambda c: "hop_mid", lambda c: c["M"]),
-    Slot("route", lambda c: "route_f32" if str(c["logits"].dtype) == "torch.float32" else "route",
-         lambda c: c["M"]),
-    Slot("nvfp4_quant", lambda c: "nvfp4_quant_swizzled" if c.get("swizzled") else "nvfp4_quant",
-         lambda c: c["M"]),
-    Slot("group_quant", lambda c: "group_quant_ue8m0" if c.get("ue8m0") else "group_quant", lambda c: c["M"]),
-    Slot("gdn_conv", lambda c: "gdn_conv", lambda c: c["B"]),
-    Slot("gdn_core", lambda c: "gdn_core", lambda c: c["B"]),
-    Slot("gdn_verify", lambda c: "gdn_verify", lambda c: c["B"] * c["T"], VERIFY_MAX_ROWS),
-    Slot("gdn_norm_gate", lambda c: "gdn_norm_gate_fp8" if _fp8(c["y"]) else "gdn_norm_gate", lambda c: c["M"]),
-    Slot("skv2_cp", lambda c: "attn_decode_verify", lambda c: c["B"], ATTENTION_MAX_BATCH),
-    Slot("draft_q1_cp", lambda c: "attn_decode_q1", lambda c: c["B"], ATTENTION_MAX_BATCH),
-    Slot("draft_fin", lambda c: "draft_fin_residual" if c.get("residual") is not None else "draft_fin",
-         lambda c: c["M"]),
+    Slot("hop_mid", *_one("hop_mid"), lambda c: c["M"]),
+    Slot("route", ("route", "route_f32"),
+         lambda c: "route_f32" if str(c["logits"].dtype) == "torch.float32" else "route", lambda c: c["M"]),
+    Slot("nvfp4_quant", ("nvfp4_quant", "nvfp4_quant_swizzled"),
+         lambda c: "nvfp4_quant_swizzled" if c.get("swizzled") else "nvfp4_quant", lambda c: c["M"]),
+    Slot("group_quant", ("group_quant", "group_quant_ue8m0"),
+         lambda c: "group_quant_ue8m0" if c.get("ue8m0") else "group_quant", lambda c: c["M"]),
+    Slot("gdn_conv", *_one("gdn_conv"), lambda c: c["B"]),
+    Slot("gdn_core", *_one("gdn_core"), lambda c: c["B"]),
+    Slot("gdn_verify", *_one("gdn_verify"), lambda c: c["B"] * c["T"], VERIFY_MAX_ROWS),
+    Slot("gdn_norm_gate", ("gdn_norm_gate", "gdn_norm_gate_fp8"),
+         lambda c: "gdn_norm_gate_fp8" if _fp8(c["y"]) else "gdn_norm_gate", lambda c: c["M"]),
+    Slot("skv2_cp", *_one("attn_decode_verify"), lambda c: c["B"], ATTENTION_MAX_BATCH),
+    Slot("draft_q1_cp", *_one("attn_decode_q1"), lambda c: c["B"], ATTENTION_MAX_BATCH),
+    Slot("draft_fin", ("draft_fin", "draft_fin_residual"),
+         lambda c: "draft_fin_residual" if c.get("residual") is not None else "draft_fin", lambda c: c["M"]),
 ]
 BY_NAME = {s.name: s for s in SLOTS}
 
 
-def reference_names(slot):
-    """Every reference kernel a slot may run (its variants)."""
-    from . import reference
-    return sorted(n for n in reference.NAMES if _variant_of(n) == slot)
-
-
-def _variant_of(name):
-    families = {"hop_fp8": "hop", "hop_plain": "hop", "route_f32": "route",
-                "nvfp4_quant_swizzled": "nvfp4_quant", "group_quant_ue8m0": "group_quant",
-                "gdn_norm_gate_fp8": "gdn_norm_gate", "attn_decode_verify": "skv2_cp",
-                "attn_decode_q1": "draft_q1_cp", "draft_fin_residual": "draft_fin"}
-    return families.get(name, name)
-
-
 class _KernelPath:
-    """A slot's megac path: loads the bundles lazily (no GPU needed to build a registry) and launches the
-    chosen reference kernel's kernels in order, arguments bound by name."""
+    """A slot's megac path: the chosen reference kernel's launch sequence (megac.bundles), loaded on first
+    use (no GPU needed to build a registry); the attention kernels get their split-KV workspace, allocated
+    once per shape so that calls can be captured in a CUDA graph after a first call."""
 
-    def __init__(self, slot, index):
-        self.slot, self.index = slot, index
-        self._launchers = {}
-        self._modules = {}
-        self._workspaces = {}
+    def __init__(self, slot, found):
+        self.slot, self.found = slot, found
+        self._sequences, self._modules, self._workspaces = {}, {}, {}
 
-    def _launcher(self, name):
-        if name not in self._launchers:
-            from . import load, reference
-            kernels = []
-            for k in reference.get(name).launches:
-                path = self.index[k]
-                if path not in self._modules:
-                    self._modules[path] = load(path)
-                kernels.append(self._modules[path].kernel(k))
-            self._launchers[name] = kernels
-        return self._launchers[name]
-
-    def _with_workspace(self, name, call):
-        """The attention kernels' split-KV workspace, per shape (allocated on the first call of a shape)."""
-        if not name.startswith("attn_decode"):
-            return call
-        import torch
-        from .reference.attn_decode_cp import D, split_plan
-        q = call["q"]
-        B, Hq = q.shape[0], q.shape[-2]
-        T = q.shape[1] if q.dim() == 4 else 1
-        max_pages = call["page_table"].shape[1]
-        sms = torch.cuda.get_device_properties(q.device).multi_processor_count
-        split_pages, nsplit = split_plan(B, T, Hq, max_pages, sms)
-        rows = (B, T, Hq) if q.dim() == 4 else (B, Hq)
-        key = (rows, nsplit, str(q.device))
+    def _workspace(self, call):
+        from .reference.attn_decode_cp import workspace
+        key = (tuple(call["q"].shape), call["page_table"].shape[1], str(call["q"].device))
         if key not in self._workspaces:
-            self._workspaces[key] = (torch.empty(rows + (nsplit, D), device=q.device, dtype=torch.float32),
-                                     torch.empty(rows + (nsplit,), device=q.device, dtype=torch.float32))
-        o_part, lse_part = self._workspaces[key]
-        return dict(call, split_pages=split_pages, nsplit=nsplit, o_part=o_part, lse_part=lse_part)
+            self._workspaces[key] = workspace(call["q"], call["page_table"].shape[1])
+        return self._workspaces[key]
 
     def __call__(self, **call):
+        from . import bundles, reference
         name = self.slot.choose(call)
-        args = self._with_workspace(name, call)
-        for k in self._launcher(name):
-            k(**{p["name"]: args[p["name"]] for p in k.params if p["name"] in args})
+        if name not in self._sequences:
+            self._sequences[name] = bundles.sequence(reference.get(name), self.found, self._modules)
+        args = dict(call, **self._workspace(call)) if name.startswith("attn_decode") else call
+        self._sequences[name](**args)
 
 
 def _stock_path(slot):
@@ -129,31 +97,12 @@ def _stock_path(slot):
     return run
 
 
-def bundle_index(bundles):
-    """{kernel name: .mgb path} over the bundles in the directory `bundles` (empty when it is not one); the
-    manifests are read once, when a registry is built."""
-    from . import bundle
-    index = {}
-    if not bundles or not os.path.isdir(bundles):
-        return index
-    for f in sorted(os.listdir(bundles)):
-        if f.endswith(".mgb"):
-            path = os.path.join(bundles, f)
-            try:
-                for k in bundle.read_file(path).manifest.get("kernels", []):
-                    index.setdefault(k["name"], path)
-            except Exception:  # an unreadable bundle holds nothing; the check names what is missing
-                continue
-    return index
-
-
 def _check(slot, bundles, index):
     """available() when every kernel the slot may run has a bundle and the GPU is a target; else why not."""
     from . import reference
 
     def check(ctx):
-        missing = [k for name in reference_names(slot.name) for k in reference.get(name).launches
-                   if k not in index]
+        missing = [k for name in slot.variants for k in reference.get(name).launches if k not in index]
         if missing:
             return _slots.configuration(f"no bundle in {bundles!r} holds kernel(s) {', '.join(missing)}",
                                         "compile kernels-dsl/ into that directory (./scripts/build.sh)")
@@ -171,8 +120,9 @@ def _batch_of(slot):
 def registry(bundles):
     """A slots.Registry with every Qwen3.5 wave-1 slot: megac kernels from the bundles in `bundles`, stock
     paths from megac.stock, checks and bounds as described in the module docstring."""
+    from . import bundles as bundle_dir
     reg = _slots.Registry()
-    index = bundle_index(bundles)
+    index, _ = bundle_dir.index(bundles)
     for s in SLOTS:
         reg.add(s.name, _KernelPath(s, index), _stock_path(s), check=_check(s, bundles, index),
                 max_batch=s.max_batch, batch_of=_batch_of(s))

@@ -38,8 +38,9 @@ def gpu():
         pytest.skip("no CUDA device")
     sys.path.insert(0, os.path.join(ROOT, "test", "gpu"))
     import run_gpu_tests
-    bundles, problems = run_gpu_tests.find_bundles(BUNDLES)
-    return run_gpu_tests, bundles, {}, int(time.time()) % 100000
+    from megac import bundles
+    found, _ = bundles.index(BUNDLES)
+    return run_gpu_tests, found, {}, int(time.time()) % 100000
 
 
 def test_bundles_are_given():
@@ -53,13 +54,13 @@ CASES = _cases()
 @pytest.mark.parametrize("case", CASES, ids=[_id(c) for c in CASES])
 def test_kernel_matches_reference(gpu, case):
     import torch
-    from megac import reference, testing
-    run_gpu_tests, bundles, modules, seed = gpu
+    from megac import bundles, reference, testing
+    run_gpu_tests, found, modules, seed = gpu
     name, i, shape = case
     ref_kernel = reference.get(name)
-    if ref_kernel.launches[0] not in bundles:
+    if ref_kernel.launches[0] not in found:
         pytest.fail(f"no bundle in {BUNDLES} holds kernel '{ref_kernel.launches[0]}'")
-    launcher = run_gpu_tests.load_launcher(ref_kernel, bundles, modules)
-    row = run_gpu_tests.run_shape(torch, testing, launcher, ref_kernel, shape, seed * 1000 + i)
+    run = bundles.sequence(ref_kernel, found, modules)
+    row = run_gpu_tests.run_shape(torch, testing, run, ref_kernel, shape, seed * 1000 + i)
     details = "; ".join(o["detail"] for o in row["outputs"].values() if not o["ok"])
     assert row["pass"], f"{name} {shape}: {details} unstable={row['unstable_outputs']}"

@@ -21,7 +21,7 @@ def test_slot_names_are_the_runtimes():
 
 
 def test_every_wave1_kernel_belongs_to_exactly_one_slot():
-    covered = [n for s in qwen35.SLOTS for n in qwen35.reference_names(s.name)]
+    covered = [n for s in qwen35.SLOTS for n in s.variants]
     assert sorted(covered) == sorted(set(reference.NAMES) - NOT_SLOTS)
 
 
@@ -31,7 +31,7 @@ def test_a_call_picks_its_variant(name):
     if name in FP8_KERNELS and not hasattr(torch, "float8_e4m3fn"):
         pytest.skip("torch without float8 dtypes")
     args = reference.get(name).inputs(**SHAPES[name], device="cpu", seed=0)
-    slot = next(s for s in qwen35.SLOTS if name in qwen35.reference_names(s.name))
+    slot = next(s for s in qwen35.SLOTS if name in s.variants)
     assert slot.choose(args) == name
     assert slot.batch_of(args) >= 1
 
@@ -49,7 +49,7 @@ def test_stock_path_matches_the_reference(name):
     ref = k.reference({n: (v.clone() if torch.is_tensor(v) else v) for n, v in args.items()})
     reg = qwen35.registry(bundles="")
     plan = slots.build_plan(reg, slots="none", log=lambda line: None)
-    slot = next(s.name for s in qwen35.SLOTS if name in qwen35.reference_names(s.name))
+    slot = next(s.name for s in qwen35.SLOTS if name in s.variants)
     path, _ = plan.dispatch(slot, **args)
     assert path == "stock"
     reports = run_checks(k.checks, args, ref)
@@ -64,7 +64,7 @@ def test_without_bundles_a_requested_slot_is_refused_and_the_default_plan_falls_
     plan = slots.build_plan(reg, slots="default", context=slots.PlanContext(arch="sm_90"), log=log.append)
     assert all(not d["active"] for d in plan.decisions)
     assert "slot 'hop': stock (default plan, unavailable: no bundle in '/nonexistent' holds kernel(s) hop, " \
-           "hop_fp8, hop_plain)" in log
+           "hop_plain, hop_fp8)" in log
 
 
 @pytest.fixture(scope="module")
@@ -90,3 +90,34 @@ def test_attention_slots_check_the_arch_and_bound_the_batch(attention_bundles):
     path, _ = plan.dispatch("draft_q1_cp", **args)
     assert path == "stock" and plan.active("draft_q1_cp")
     assert all(r.ok for r in run_checks(k.checks, args, ref))
+
+
+def test_bundle_index_lists_kernels_and_unreadable_bundles(attention_bundles, tmp_path):
+    from megac import bundles
+    found, problems = bundles.index(attention_bundles)
+    assert set(found) == {"attn_split_q1", "attn_merge_q1", "attn_split_verify", "attn_merge_verify"}
+    (tmp_path / "broken.mgb").write_bytes(b"not a bundle")
+    found, problems = bundles.index(str(tmp_path))
+    assert found == {} and "broken" in problems and "unreadable bundle" in problems["broken"]
+    assert bundles.index("/nonexistent") == ({}, {})
+
+
+class FakeKernel:
+    def __init__(self, name, params, log):
+        self.name, self.log = name, log
+        self.params = [{"name": n, "kind": kind} for n, kind in params]
+
+    def __call__(self, **args):
+        self.log.append((self.name, sorted(args)))
+
+
+def test_a_sequence_launches_in_order_with_arguments_bound_by_name():
+    from megac import bundles
+    log = []
+    run = bundles.Sequence([FakeKernel("split", [("q", "tensor"), ("o_part", "tensor"), ("B", "scalar")], log),
+                            FakeKernel("merge", [("o_part", "tensor"), ("o", "tensor"), ("B", "scalar")], log)])
+    assert [p["name"] for p in run.params] == ["q", "o_part", "B", "o"]
+    run(q=1, o_part=2, o=3, B=4, extra=5)
+    assert log == [("split", ["B", "o_part", "q"]), ("merge", ["B", "o", "o_part"])]
+    with pytest.raises(KeyError, match=r"lack tensor parameter\(s\) \['o'\] of kernel 'merge'"):
+        run(q=1, o_part=2, B=4)

@@ -32,64 +32,6 @@ def parse_args():
     return p.parse_args()
 
 
-def find_bundles(directory):
-    """kernel name -> bundle path, for every kernel listed in every .mgb manifest of the directory."""
-    from megac import bundle
-    found, problems = {}, {}
-    for f in sorted(os.listdir(directory)):
-        if not f.endswith(".mgb"):
-            continue
-        path = os.path.join(directory, f)
-        try:
-            for k in bundle.read_file(path).manifest.get("kernels", []):
-                found.setdefault(k["name"], path)
-        except Exception as e:  # a broken bundle is a result, not a crash of the whole run
-            problems[f[:-4]] = f"unreadable bundle {path}: {e}"
-    return found, problems
-
-
-def launch_args(kernel, args):
-    """Keyword arguments for the kernel, by manifest parameter name, taken from the reference's inputs."""
-    missing = [p["name"] for p in kernel.params if p["name"] not in args and p["kind"] == "tensor"]
-    if missing:
-        raise KeyError(f"reference inputs lack tensor parameter(s) {missing} of kernel '{kernel.name}'; "
-                       f"the reference provides {sorted(args)}")
-    return {p["name"]: args[p["name"]] for p in kernel.params if p["name"] in args}
-
-
-class Launcher:
-    """Calls the megac kernels of a reference in order (ref_kernel.launches), each with its arguments bound
-    by name from the same dict; `params` is the union of their parameters (the first kernel's first)."""
-
-    def __init__(self, kernels):
-        self.kernels = kernels
-        self.name = "+".join(k.name for k in kernels)
-        seen, self.params = set(), []
-        for k in kernels:
-            for p in k.params:
-                if p["name"] not in seen:
-                    seen.add(p["name"])
-                    self.params.append(p)
-
-    def __call__(self, **args):
-        for k in self.kernels:
-            k(**launch_args(k, args))
-
-
-def load_launcher(ref_kernel, bundles, modules):
-    """The Launcher of a reference's kernels from the bundles ({kernel name: path}); `modules` caches loads.
-    KeyError names a kernel no bundle has."""
-    import megac
-    kernels = []
-    for name in ref_kernel.launches:
-        if name not in bundles:
-            raise KeyError(f"no bundle has kernel '{name}' (needed by '{ref_kernel.name}')")
-        if bundles[name] not in modules:
-            modules[bundles[name]] = megac.load(bundles[name])
-        kernels.append(modules[bundles[name]].kernel(name))
-    return Launcher(kernels)
-
-
 def outputs_of(ref_kernel):
     return [n for n in ref_kernel.checks]
 
@@ -136,14 +78,14 @@ def main():
     opts = parse_args()
     os.makedirs(opts.out, exist_ok=True)
     import torch
-    import megac
+    import megac.bundles
     from megac import reference, testing
 
     if not torch.cuda.is_available():
         sys.exit("run_gpu_tests: no CUDA device visible to torch")
     base_seed = opts.seed if opts.seed is not None else int(time.time()) % 100000
     wanted = [k for k in opts.kernels.split(",") if k] or list(reference.NAMES)
-    bundles, problems = find_bundles(opts.bundles)
+    bundles, problems = megac.bundles.index(opts.bundles)
     results = {
         "commit": os.environ.get("MEGAC_COMMIT", "unknown"),
         "device": torch.cuda.get_device_name(),
@@ -167,7 +109,7 @@ def main():
             continue
         try:
             path = bundles[first]
-            kernel = load_launcher(ref_kernel, bundles, modules)
+            kernel = megac.bundles.sequence(ref_kernel, bundles, modules)
         except Exception as e:
             entry.update(status="error", error=f"{type(e).__name__}: {e}")
             continue

@@ -66,7 +66,7 @@ def main():
     stock = slots.build_plan(qwen35.registry(a.bundles), slots="none", context=ctx, log=lambda line: None)
     rows, failed = [], 0
     for s in qwen35.SLOTS:
-        for name in qwen35.reference_names(s.name):
+        for name in s.variants:
             k = reference.get(name)
             shapes = [k.shapes[0], k.shapes[len(k.shapes) // 2]]
             for i, shape in enumerate(shapes):

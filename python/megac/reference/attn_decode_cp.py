@@ -67,6 +67,17 @@ def _sm_count(device):
     return 132  # the H200's count, for CPU-side tests
 
 
+def workspace(q, max_pages):
+    """The split kernel's arguments beyond the reference call, for queries q ([B, Hq, D] or [B, T, Hq, D]):
+    split_pages, nsplit (split_plan on q's device) and the float32 partials o_part, lse_part."""
+    rows = tuple(q.shape[:-1])
+    T = q.shape[1] if q.dim() == 4 else 1
+    split_pages, nsplit = split_plan(q.shape[0], T, q.shape[-2], max_pages, _sm_count(q.device))
+    return dict(split_pages=split_pages, nsplit=nsplit,
+                o_part=torch.empty(rows + (nsplit, D), device=q.device, dtype=torch.float32),
+                lse_part=torch.empty(rows + (nsplit,), device=q.device, dtype=torch.float32))
+
+
 def gather_kv(cache, page_table_row, L):
     p = torch.arange(L, device=cache.device)
     rows = page_table_row.long()[p // PAGE] * PAGE + p % PAGE
@@ -114,11 +125,7 @@ def _make(name, verify):
                     k_cache=randn((total * PAGE, Hkv, D), g, device), v_cache=randn((total * PAGE, Hkv, D), g, device),
                     page_table=table, seq_lens=lens, o=torch.empty(qshape, device=device, dtype=torch.bfloat16),
                     B=B, Hq=Hq, Hkv=Hkv, max_pages=max_pages, page_size=PAGE)
-        split_pages, nsplit = split_plan(B, T or 1, Hq, max_pages, _sm_count(device))
-        rows = (B, T, Hq) if verify else (B, Hq)
-        args.update(split_pages=split_pages, nsplit=nsplit,  # the workspace of the two-launch kernel
-                    o_part=torch.empty(rows + (nsplit, D), device=device, dtype=torch.float32),
-                    lse_part=torch.empty(rows + (nsplit,), device=device, dtype=torch.float32))
+        args.update(workspace(args["q"], max_pages))  # the two-launch kernel's partials
         if verify:
             args["T"] = T
         return args
