@@ -1297,11 +1297,15 @@ struct IROps {
     return arith::ConstantOp::create(b, loc, b.getF32Type(), b.getF32FloatAttr(v));
   }
   Value minf(Value x, float bound) { return arith::MinNumFOp::create(b, loc, x, f32(bound)); }
-  Value below(Value x, float bound) {
-    return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, f32(bound));
+  Value exponent(Value x) { return arith::ShRUIOp::create(b, loc, bits(x), i32(23)); }
+  Value maxi(Value x, int bound) { return arith::MaxSIOp::create(b, loc, x, i32(bound)); }
+  Value madi(Value x, int32_t mul, int32_t add) {
+    return arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, x, i32(mul)), i32(add));
   }
-  Value select(Value c, Value x, Value y) { return arith::SelectOp::create(b, loc, c, x, y); }
-  Value fma(Value x, Value y, Value z) { return math::FmaOp::create(b, loc, x, y, z); }
+  Value addBits(Value x, Value pattern) {
+    Value m = arith::BitcastOp::create(b, loc, b.getF32Type(), pattern);
+    return arith::AddFOp::create(b, loc, x, m);
+  }
   Value i32(int v) { return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v); }
   Value bits(Value x) { return arith::BitcastOp::create(b, loc, b.getI32Type(), x); }
   Value low3(Value x) { return arith::AndIOp::create(b, loc, bits(x), i32(7)); }

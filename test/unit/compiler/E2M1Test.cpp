@@ -5,11 +5,18 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 
 namespace {
+
+uint32_t bitsOf(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  return bits;
+}
 
 // Evaluates the algorithm on the CPU: f32 values and i8 codes side by side.
 struct Eval {
@@ -19,15 +26,19 @@ struct Eval {
   };
   Value abs(Value x) { return {std::fabs(x.f), 0}; }
   Value minf(Value x, float bound) { return {std::fmin(x.f, bound), 0}; }
-  Value below(Value x, float bound) { return {0, x.f < bound}; }
-  Value f32(float v) { return {v, 0}; }
-  Value select(Value c, Value a, Value b) { return c.i ? a : b; }
-  Value fma(Value a, Value b, Value c) { return {std::fma(a.f, b.f, c.f), 0}; }
-  Value low3(Value x) {
-    uint32_t bits;
-    std::memcpy(&bits, &x.f, 4);
-    return {0, int(bits & 7)};
+  Value exponent(Value x) { return {0, int(bitsOf(x.f) >> 23)}; }
+  Value maxi(Value x, int bound) { return {0, std::max(x.i, bound)}; }
+  Value madi(Value x, int32_t mul, int32_t add) {
+    return {0, int(uint32_t(x.i) * uint32_t(mul) + uint32_t(add))};
   }
+  Value addBits(Value x, Value bits) {
+    float m;
+    uint32_t u = uint32_t(bits.i);
+    std::memcpy(&m, &u, 4);
+    volatile float sum = x.f + m; // one f32 rounding, as the GPU's add.rn.f32
+    return {sum, 0};
+  }
+  Value low3(Value x) { return {0, int(bitsOf(x.f) & 7)}; }
   Value sign8(Value x) { return {0, std::signbit(x.f) ? 8 : 0}; }
   Value or32(Value a, Value b) { return {0, a.i | b.i}; }
 };

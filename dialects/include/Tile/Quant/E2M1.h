@@ -7,27 +7,40 @@
 // E2M1 conversion (sm_90a) use it; it matches cvt.rn.satfinite.e2m1x2.f32
 // bit for bit on every non-NaN input.
 //
-// The algorithm: within each binade of the grid the E2M1 code is an integer
-// rounding of a scaled magnitude a = min(|x|, 6):
-//   a in [0, 2): code = rne(2a)       (0, .5, 1, 1.5 -> 0..3; 2 -> 4)
-//   a in [2, 4): code = rne(a) + 2    (2, 3 -> 4, 5; 4 -> 6)
-//   a in [4, 6]: code = rne(a / 2) + 4 (4, 6 -> 6, 7)
-// and rne(y) + k for a small integer y is one fused multiply-add: adding
-// 1.5 * 2^23 + k rounds to an integer (ties to even) and leaves rne(y) + k in
-// the low mantissa bits. About ten instructions instead of seven compares.
+// The algorithm, for the magnitude a = min(|x|, 6): the grid's spacing is
+// 2^(e - 1), where e = max(exponent(a), 0) is a's binade clamped below at
+// [1, 2) (E2M1's subnormals 0 and .5 share the spacing .5 of [1, 2)). Adding
+// M = 1.5 * 2^(e + 22) to a rounds a, in one f32 addition (ties to even), to
+// a multiple of that spacing: M's unit in the last place is the spacing, and
+// a + M stays in M's binade. The sum's low mantissa bits then count the
+// spacings in a, and the code is that count plus 2e:
+//   e = 0: code = rne(2a)     (0, .5, 1, 1.5, 2 -> 0..4)
+//   e = 1: code = rne(a) + 2  (2, 3, 4 -> 4, 5, 6)
+//   e = 2: code = rne(a/2) + 4 (4, 6 -> 6, 7)
+// so M carries 2e in its own low bits (an even offset, which keeps ties
+// going to the even code). M's bit pattern is linear in a's biased exponent
+// k = 127 + e: M = k * (2^23 + 2) + (22 << 23) + 0x400000 - 254, one integer
+// multiply-add. Five instructions for the magnitude, with no compares or
+// selects (the previous two-compare, four-select version took eight).
 #ifndef MEGAC_TILE_QUANT_E2M1_H
 #define MEGAC_TILE_QUANT_E2M1_H
 
+#include <cstdint>
+
 namespace megac::quant {
 
-/// 1.5 * 2^23: f32 values in [2^23, 2^24) are spaced by 1, so a sum landing
-/// there is rounded to an integer, which the low mantissa bits hold.
-inline constexpr float kIntegerMagic = 12582912.0f;
+/// The biased exponent of 1.0f: magnitudes below 1 round on [1, 2)'s grid.
+inline constexpr int kExponentOfOne = 127;
+/// M's bits are kMagicPerExponent * k + kMagicBias for a biased exponent k.
+inline constexpr int32_t kMagicPerExponent = (1 << 23) + 2;
+inline constexpr int32_t kMagicBias = (22 << 23) + 0x400000 - 2 * kExponentOfOne;
 
 /// Ops must provide: Value abs(Value f32), Value minf(Value f32, float) (the
-/// number when one operand is NaN), Value below(Value f32, float) -> i1,
-/// Value f32(float), Value select(Value i1, Value, Value), Value fma(Value,
-/// Value, Value) (one rounding, to nearest even), Value low3(Value f32) -> i32
+/// number when one operand is NaN), Value exponent(Value f32) -> i32 (the
+/// biased exponent field of a non-negative f32), Value maxi(Value i32, int),
+/// Value madi(Value i32, int32_t mul, int32_t add) -> i32 (wrapping), Value
+/// addBits(Value f32, Value i32) -> f32 (adds the f32 whose bit pattern the
+/// i32 holds; one rounding, to nearest even), Value low3(Value f32) -> i32
 /// (bits 0..2 of the f32's bit pattern), Value sign8(Value f32) -> i32 (8
 /// when the sign bit is set, else 0), Value or32(Value, Value). The code is an
 /// i32 so that packing two codes into a byte stays in 32-bit registers.
@@ -35,13 +48,9 @@ template <class Ops>
 typename Ops::Value e2m1Code(Ops &ops, typename Ops::Value x) {
   using V = typename Ops::Value;
   V a = ops.minf(ops.abs(x), 6.0f); // saturate: inf and NaN -> 6
-  V low = ops.below(a, 2.0f), mid = ops.below(a, 4.0f);
-  V scale = ops.select(low, ops.f32(2.0f),
-                       ops.select(mid, ops.f32(1.0f), ops.f32(0.5f)));
-  V magic = ops.select(low, ops.f32(kIntegerMagic),
-                       ops.select(mid, ops.f32(kIntegerMagic + 2.0f),
-                                  ops.f32(kIntegerMagic + 4.0f)));
-  V code = ops.low3(ops.fma(a, scale, magic)); // (statements fix the IR order)
+  V k = ops.maxi(ops.exponent(a), kExponentOfOne);
+  V magic = ops.madi(k, kMagicPerExponent, kMagicBias);
+  V code = ops.low3(ops.addBits(a, magic)); // (statements fix the IR order)
   V sign = ops.sign8(x);
   return ops.or32(code, sign);
 }
