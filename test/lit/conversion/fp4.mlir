@@ -10,21 +10,23 @@
 // HW: llvm.return
 
 // sm_90a has no FP4 conversion: the exact software rounding (Tile/Quant/E2M1.h)
-// saturates a = min(|x|, 6) (NaN -> 6), picks the binade of the grid with two
-// compares, and rounds with one fma: a * {2, 1, .5} + 1.5 * 2^23 + {0, 2, 4}
-// leaves the code in the low 3 bits; then ors in the sign bit (bit 3). No
-// compare chain over the 7 midpoints.
+// saturates a = min(|x|, 6) (NaN -> 6), builds the magic 1.5 * 2^(e + 22) + 2e
+// from a's biased exponent with one integer multiply-add (no compares, no
+// selects), and rounds with one f32 add that leaves the code in the low 3
+// bits; then ors in the sign bit (bit 3).
 // SW-LABEL: llvm.func @to_fp4
 // SW-NOT: nvvm.convert
 // SW: %[[AX:.*]] = llvm.intr.fabs(%[[X:.*]]) : (f32) -> f32
 // SW: %[[A:.*]] = llvm.intr.minnum(%[[AX]], %{{.*}}) : (f32, f32) -> f32
-// SW: %[[LOW:.*]] = llvm.fcmp "olt" %[[A]], %{{.*}} : f32
-// SW: %[[MID:.*]] = llvm.fcmp "olt" %[[A]], %{{.*}} : f32
-// SW: %[[S:.*]] = llvm.select %[[LOW]], %{{.*}}, %{{.*}} : i1, f32
-// SW: llvm.mlir.constant(0x4B400004 : f32) : f32
-// SW: llvm.mlir.constant(0x4B400002 : f32) : f32
-// SW: %[[M:.*]] = llvm.select %[[LOW]], %{{.*}}, %{{.*}} : i1, f32
-// SW-NEXT: %[[R:.*]] = llvm.intr.fma(%[[A]], %[[S]], %[[M]]) : (f32, f32, f32) -> f32
+// SW: %[[AB:.*]] = llvm.bitcast %[[A]] : f32 to i32
+// SW-NEXT: %[[E:.*]] = llvm.lshr %[[AB]], %{{.*}} : i32
+// SW: %[[K:.*]] = llvm.intr.smax(%[[E]], %{{.*}}) : (i32, i32) -> i32
+// SW: llvm.mlir.constant(188743426 : i32) : i32
+// SW: llvm.mlir.constant(8388610 : i32) : i32
+// SW-NEXT: %[[KM:.*]] = llvm.mul %[[K]], %{{.*}} : i32
+// SW-NEXT: %[[MB:.*]] = llvm.add %[[KM]], %{{.*}} : i32
+// SW-NEXT: %[[M:.*]] = llvm.bitcast %[[MB]] : i32 to f32
+// SW-NEXT: %[[R:.*]] = llvm.fadd %[[A]], %[[M]] : f32
 // SW: %[[RB:.*]] = llvm.bitcast %[[R]] : f32 to i32
 // SW: %[[CODE:.*]] = llvm.and %[[RB]], %{{.*}} : i32
 // SW: llvm.bitcast %[[X]] : f32 to i32
@@ -32,7 +34,7 @@
 // SW: %[[SIGN:.*]] = llvm.and %{{.*}}, %{{.*}} : i32
 // SW-NEXT: %[[C:.*]] = llvm.or %[[CODE]], %[[SIGN]] : i32
 // SW-NEXT: llvm.trunc %[[C]] : i32 to i8
-// SW-NOT: llvm.fcmp "ogt"
+// SW-NOT: llvm.fcmp
 // SW: llvm.return
 func.func @to_fp4(%x: !tile.ptr<f32> {tile.alignment = 16 : i64}, %y: !tile.ptr<f4E2M1FN> {tile.alignment = 16 : i64}) attributes {tile.kernel, tile.num_warps = 4 : i32} {
   %r = tile.arange 0, 512 : tensor<512xi32>
