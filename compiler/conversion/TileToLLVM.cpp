@@ -7,6 +7,7 @@
 #include "Tile/IR/TileDialect.h"
 #include "Tile/Layout/BlockedLayout.h"
 #include "Tile/Quant/E2M1.h"
+#include "Tile/Quant/Fp8Quotient.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -263,6 +264,7 @@ private:
 
   void declareLibdevice(StringRef name, Type elem, unsigned arity);
   LogicalResult lowerFastDivide(arith::DivFOp op);
+  LogicalResult lowerFp8Quotient(arith::DivFOp op);
   Value softwareF4(Value x); // exact E2M1 rounding for targets without cvt: i32 code
   Value softwareF4Pair(Value lo, Value hi); // two codes in a byte, lo in the low nibble
 
@@ -425,10 +427,13 @@ LogicalResult KernelLowering::lowerOp(Operation *op) {
                           getElementTypeOrSelf(op->getResult(0).getType()));
   if (isa<math::MathDialect>(op->getDialect()))
     return lowerMath(op);
-  if (auto div = dyn_cast<arith::DivFOp>(op))
-    if (func->hasAttr(tile::attr::kFastMath) &&
-        getElementTypeOrSelf(div.getType()).isF32())
+  if (auto div = dyn_cast<arith::DivFOp>(op)) {
+    bool f32 = getElementTypeOrSelf(div.getType()).isF32();
+    if (f32 && func->hasAttr(tile::attr::kFastMath))
       return lowerFastDivide(div);
+    if (f32 && div->hasAttr(tile::attr::kFp8Quotient))
+      return lowerFp8Quotient(div);
+  }
   if (isa<arith::ArithDialect>(op->getDialect()))
     return lowerElementwise(op);
   return op->emitError("cannot lower '") << op->getName() << "' to LLVM";
@@ -1313,7 +1318,56 @@ struct IROps {
     return arith::AndIOp::create(b, loc, arith::ShRUIOp::create(b, loc, bits(x), i32(28)), i32(8));
   }
   Value or32(Value x, Value y) { return arith::OrIOp::create(b, loc, x, y); }
+  Value minNaN(Value x, float bound) { return arith::MinimumFOp::create(b, loc, x, f32(bound)); }
+  Value mul(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
+  Value fma(Value x, Value y, Value z) { return math::FmaOp::create(b, loc, x, y, z); }
+  Value neg(Value x) { return arith::NegFOp::create(b, loc, x); }
+  Value copysign(Value x, Value sign) { return math::CopySignOp::create(b, loc, x, sign); }
 };
+
+// An FP8 quantization's x / s (tile-expand-fp8 marks it): when the tile's
+// divisors are few (a per-tensor or per-group scale, one register reused),
+// one div.rn per distinct divisor gives its reciprocal and every quotient is
+// Tile/Quant/Fp8Quotient.h's five instructions. The path is taken only when
+// every divisor is in the range where that rounds to the same FP8 bytes as
+// IEEE division (one branch for the tile); otherwise, or when nearly every
+// element has its own divisor, each element takes div.rn as before.
+LogicalResult KernelLowering::lowerFp8Quotient(arith::DivFOp op) {
+  int64_t n = std::max(numRegsOf(op.getLhs()), numRegsOf(op.getRhs()));
+  llvm::MapVector<Value, Value> reciprocals; // divisor -> RN(1 / divisor)
+  for (int64_t i = 0; i < n; ++i)
+    reciprocals.insert({reg(op.getRhs(), i), Value()});
+  if (int64_t(reciprocals.size()) * 2 > n)
+    return lowerElementwise(op);
+  IROps ops{b, loc};
+  Value inRange;
+  for (auto &[s, y] : reciprocals) {
+    y = arith::DivFOp::create(b, loc, ops.f32(1.0f), s);
+    Value ok = arith::AndIOp::create(
+        b, loc,
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, s, ops.f32(quant::kMinDivisor)),
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLE, s, ops.f32(quant::kMaxDivisor)));
+    inRange = inRange ? arith::AndIOp::create(b, loc, inRange, ok).getResult() : ok;
+  }
+  auto branch = scf::IfOp::create(b, loc, SmallVector<Type>(n, b.getF32Type()), inRange, true);
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(branch.thenBlock());
+    SmallVector<Value> fast;
+    for (int64_t i = 0; i < n; ++i) {
+      Value s = reg(op.getRhs(), i);
+      fast.push_back(quant::fp8Quotient(ops, reg(op.getLhs(), i), s, reciprocals.lookup(s)));
+    }
+    scf::YieldOp::create(b, loc, fast);
+    b.setInsertionPointToStart(branch.elseBlock());
+    SmallVector<Value> exact;
+    for (int64_t i = 0; i < n; ++i)
+      exact.push_back(arith::DivFOp::create(b, loc, reg(op.getLhs(), i), reg(op.getRhs(), i)));
+    scf::YieldOp::create(b, loc, exact);
+  }
+  values[op] = Regs(branch.getResults().begin(), branch.getResults().end());
+  return success();
+}
 
 Value KernelLowering::softwareF4(Value x) {
   IROps ops{b, loc};

@@ -3,7 +3,8 @@
 // tile.fp_trunc), before layouts are assigned. Reductions, broadcasts and
 // layouts then need nothing FP8-specific, and the bits are those of the
 // references (python/megac/reference/): the division stays x / s, never a
-// multiply by 1 / s, and tile.fp_trunc is cvt.rn.satfinite.{e4m3,e5m2}x2.f32,
+// multiply by 1 / s (the lowering may divide by a shared s faster, with the
+// same bytes: see Tile/Quant/Fp8Quotient.h), and tile.fp_trunc is cvt.rn.satfinite.{e4m3,e5m2}x2.f32,
 // which rounds to nearest even and clamps to +-fmax like the references.
 #include "Tile/Transforms/Passes.h"
 
@@ -28,7 +29,7 @@ public:
     Type fp8 = op.getValues().getType().getElementType();
     Value x = toF32(op.getSrc());
     if (!fp8::isGroupScheme(op.getScheme())) {
-      Value q = arith::DivFOp::create(b, loc, x, splat(op.getScale(), x.getType()));
+      Value q = quotient(x, splat(op.getScale(), x.getType()));
       op.getValues().replaceAllUsesWith(truncate(q, fp8));
       return;
     }
@@ -38,7 +39,7 @@ public:
     // back as a 1, so the scales are always [.., K/128].
     if (rankOf(s) < tileOf(x).getRank())
       s = withUnitDim(s);
-    Value q = arith::DivFOp::create(b, loc, groups, perElement(s, tileOf(groups)));
+    Value q = quotient(groups, perElement(s, tileOf(groups)));
     op.getValues().replaceAllUsesWith(fromGroups(truncate(q, fp8), op.getValues().getType()));
     op.getScales().replaceAllUsesWith(s);
   }
@@ -77,6 +78,15 @@ private:
   Value toF32(Value x) {
     return tileOf(x).getElementType().isF32() ? x : widen(x);
   }
+  // x / s, marked as feeding only an FP8 rounding: the lowering may then
+  // divide by a shared s with a reciprocal and one correction
+  // (Tile/Quant/Fp8Quotient.h), which rounds to the same FP8 bytes.
+  Value quotient(Value x, Value s) {
+    auto div = arith::DivFOp::create(b, loc, x, s);
+    div->setAttr(attr::kFp8Quotient, b.getUnitAttr());
+    return div;
+  }
+
   Value widen(Value x) {
     return arith::ExtFOp::create(b, loc, tileOf(x).clone(b.getF32Type()), x);
   }

@@ -1,12 +1,14 @@
 // RUN: megac-opt %s -split-input-file -tile-expand-fp8 | FileCheck %s
 // RUN: not megac-opt %s -split-input-file -tile-assign-layouts -o /dev/null 2>&1 | FileCheck %s --check-prefix=UNEXPANDED
 
-// FP8 quantization becomes the ops a kernel writes by hand: an IEEE division
-// (never a multiply by the reciprocal) and tile.fp_trunc.
+// FP8 quantization becomes the ops a kernel writes by hand: a division (never a
+// multiply by the reciprocal), marked {tile.fp8_quotient} so that the lowering
+// may divide by a shared scale faster with the same FP8 bytes, and
+// tile.fp_trunc. The group scale's own division is not marked.
 // UNEXPANDED: must be expanded by tile-expand-fp8 before layouts are assigned
 // CHECK-LABEL: func.func @per_tensor
 // CHECK: %[[S:.*]] = tile.splat %arg1 : f32 -> tensor<128xf32>
-// CHECK: %[[Q:.*]] = arith.divf %arg0, %[[S]] : tensor<128xf32>
+// CHECK: %[[Q:.*]] = arith.divf %arg0, %[[S]] {tile.fp8_quotient} : tensor<128xf32>
 // CHECK: tile.fp_trunc %[[Q]] {rounding = "rne", saturate = true} : tensor<128xf32> -> tensor<128xf8E5M2>
 // CHECK-NOT: tile.quantize
 func.func @per_tensor(%x: tensor<128xf32>, %s: f32) -> tensor<128xf8E5M2> {
@@ -25,10 +27,10 @@ func.func @per_tensor(%x: tensor<128xf32>, %s: f32) -> tensor<128xf8E5M2> {
 // CHECK: arith.constant 1.000000e-10 : f32
 // CHECK: %[[F:.*]] = arith.maximumf %[[M]]
 // CHECK: arith.constant 4.480000e+02 : f32
-// CHECK: %[[S:.*]] = arith.divf %[[F]]
+// CHECK: %[[S:.*]] = arith.divf %[[F]], %{{[^ ]*}} : tensor<8xf32>
 // CHECK: %[[E:.*]] = tile.expand_dims %[[S]] {axis = 1 : i32} : tensor<8xf32> -> tensor<8x1xf32>
 // CHECK: %[[B:.*]] = tile.broadcast %[[E]] : tensor<8x1xf32> -> tensor<8x128xf32>
-// CHECK: %[[D:.*]] = arith.divf %[[X]], %[[B]] : tensor<8x128xf32>
+// CHECK: %[[D:.*]] = arith.divf %[[X]], %[[B]] {tile.fp8_quotient} : tensor<8x128xf32>
 // CHECK: %[[Q:.*]] = tile.fp_trunc %[[D]]
 // CHECK: return %[[Q]], %[[E]]
 func.func @one_group_per_row(%x: tensor<8x128xbf16>) -> (tensor<8x128xf8E4M3FN>, tensor<8x1xf32>) {
