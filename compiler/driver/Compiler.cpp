@@ -459,6 +459,7 @@ CompileResult compile(const CompileOptions &options) {
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
     pm.addPass(tile::createTileAssignSharedLayouts());
+    pm.addPass(tile::createTileHoistScalarLoads());
     if (failed(pm.run(*module)))
       return finish();
     double passesMs = msSince(t0);

@@ -45,4 +45,15 @@ def TileAssignSharedLayouts : Pass<"tile-assign-shared-layouts", "::mlir::Module
   let dependentDialects = ["::mlir::tile::TileDialect"];
 }
 
+def TileHoistScalarLoads : Pass<"tile-hoist-scalar-loads", "::mlir::ModuleOp"> {
+  let summary = "move scalar loads up to just after what they depend on";
+  let description = [{
+    A tile.load of a scalar moves up its block to just after the ops that
+    compute its address and mask (pure ones move up with it) and the last op
+    before it that may write memory, so that it is in flight with the tile
+    loads instead of starting after the arithmetic that precedes its use.
+  }];
+  let dependentDialects = ["::mlir::tile::TileDialect"];
+}
+
 #endif
