@@ -17,7 +17,7 @@ echo "== check"
 OUT=$work/check scripts/gpu-check.sh > "$work/check.txt" 2>&1
 tail -25 "$work/check.txt"
 echo "== pytest (${PYTEST_K:-gdn_core})"
-MEGAC_BUNDLES=out/bundles python3 -m pytest -q python/tests/test_kernels_gpu.py -k "${PYTEST_K:-gdn_core}" \
+MEGAC_BUNDLES=out/bundles MEGAC_PYTHON_BUILD=build-gpu/python python3 -m pytest -q python/tests/test_kernels_gpu.py -k "${PYTEST_K:-gdn_core}" \
   > "$work/pytest.txt" 2>&1
 tail -3 "$work/pytest.txt"
 echo "== slots"

@@ -1,7 +1,10 @@
 """The correctness suite under pytest (GPU machine): every kernel against its reference at every listed shape,
 fresh random inputs, outputs poisoned (two patterns), the reference's checks.
 
-    MEGAC_BUNDLES=out/bundles PYTHONPATH=build-gpu/python python3 -m pytest python/tests/test_kernels_gpu.py
+    MEGAC_BUNDLES=out/bundles MEGAC_PYTHON_BUILD=build-gpu/python python3 -m pytest python/tests/test_kernels_gpu.py
+
+(conftest.py puts MEGAC_PYTHON_BUILD, where the runtime extension is built, first on the path; without it
+the source tree's package is imported, which has no extension to launch with.)
 
 One test per (kernel, shape), by the same code as test/gpu/run_gpu_tests.py (which also writes the JSON that
 results/ keeps). Skipped without MEGAC_BUNDLES or a CUDA device (CI has neither).
