@@ -40,9 +40,14 @@ public:
     numWarps = getNumWarps(func);
     int64_t widest = 1;
     func.walk([&](Operation *op) {
-      if (isa<LoadOp, StoreOp>(op) &&
-          isa<RankedTensorType>(op->getOperand(0).getType())) {
-        Type p = getElementTypeOrSelf(op->getOperand(0).getType());
+      // A tile one element wide along its fastest dimension (a column of
+      // per-row scales) is never a vector access: its element width must not
+      // narrow the vectors of the kernel's wide tiles.
+      if (!isa<LoadOp, StoreOp>(op))
+        return;
+      auto tile = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+      if (tile && tile.getRank() > 0 && tile.getShape().back() > 1) {
+        Type p = getElementTypeOrSelf(tile);
         widest = std::max(widest, storageBytes(cast<PtrType>(p).getPointeeType()));
       }
     });

@@ -96,3 +96,28 @@ func.func @store_follows_value(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>) attribute
   tile.store %optrs, %s : tensor<64x!tile.ptr<f32>>, tensor<64xf32>
   return
 }
+
+// -----
+
+// A column of per-row f32 values (fastest dimension 1 wide) is no vector
+// access: the bf16 tile keeps 16-byte vectors, 8 elements per thread (the
+// f32 column used to narrow them to 4).
+// CHECK-LABEL: func.func @column_of_scales
+// CHECK: tile.load {{.*}} -> tensor<8x128xbf16, #tile.blocked<spt = [1, 8], tpw = [2, 16], wpc = [4, 1], order = [1, 0]>>
+func.func @column_of_scales(%x: !tile.ptr<bf16>, %s: !tile.ptr<f32>) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %r = tile.arange 0, 128 : tensor<128xi32>
+  %e = tile.expand_dims %r {axis = 0 : i32} : tensor<128xi32> -> tensor<1x128xi32>
+  %o = tile.broadcast %e : tensor<1x128xi32> -> tensor<8x128xi32>
+  %p = tile.splat %x : !tile.ptr<bf16> -> tensor<8x128x!tile.ptr<bf16>>
+  %a = tile.addptr %p, %o : tensor<8x128x!tile.ptr<bf16>>, tensor<8x128xi32>
+  %v = tile.load %a : tensor<8x128x!tile.ptr<bf16>> -> tensor<8x128xbf16>
+  %w = arith.extf %v : tensor<8x128xbf16> to tensor<8x128xf32>
+  %m = tile.reduce "max" %w {axis = 1 : i32} : tensor<8x128xf32> -> tensor<8xf32>
+  %c = tile.expand_dims %m {axis = 1 : i32} : tensor<8xf32> -> tensor<8x1xf32>
+  %rows = tile.arange 0, 8 : tensor<8xi32>
+  %rc = tile.expand_dims %rows {axis = 1 : i32} : tensor<8xi32> -> tensor<8x1xi32>
+  %q = tile.splat %s : !tile.ptr<f32> -> tensor<8x1x!tile.ptr<f32>>
+  %b = tile.addptr %q, %rc : tensor<8x1x!tile.ptr<f32>>, tensor<8x1xi32>
+  tile.store %b, %c : tensor<8x1x!tile.ptr<f32>>, tensor<8x1xf32>
+  return
+}
