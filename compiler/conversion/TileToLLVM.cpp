@@ -1313,9 +1313,18 @@ struct IROps {
   }
   Value i32(int v) { return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v); }
   Value bits(Value x) { return arith::BitcastOp::create(b, loc, b.getI32Type(), x); }
-  Value low3(Value x) { return arith::AndIOp::create(b, loc, bits(x), i32(7)); }
-  Value sign8(Value x) {
-    return arith::AndIOp::create(b, loc, arith::ShRUIOp::create(b, loc, bits(x), i32(28)), i32(8));
+  Value top4(Value x) { return arith::ShRUIOp::create(b, loc, bits(x), i32(28)); }
+  // (bits(rounded) & 7) | (rest & ~7) as one lop3 (LUT 0xE2: "b ? a : c"
+  // bitwise, with b = 7): LLVM would narrow rest & ~7 to rest & 8, and ptxas
+  // would then spend two instructions.
+  Value mergeLow3(Value rounded, Value rest) {
+    Type i32t = b.getI32Type();
+    return LLVM::InlineAsmOp::create(
+               b, loc, i32t, ValueRange{bits(rounded), i32(7), rest},
+               "lop3.b32 $0, $1, $2, $3, 0xE2;", "=r,r,n,r", /*has_side_effects=*/false,
+               /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+               LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT), ArrayAttr())
+        .getResult(0);
   }
   Value or32(Value x, Value y) { return arith::OrIOp::create(b, loc, x, y); }
   Value minNaN(Value x, float bound) { return arith::MinimumFOp::create(b, loc, x, f32(bound)); }
@@ -1439,21 +1448,48 @@ LogicalResult KernelLowering::lowerQuantize(QuantizeOp op) {
     SmallVector<Value> x;
     for (int64_t k = 0; k < block; ++k)
       x.push_back(asF32(in[g + k]));
-    Value amax = math::AbsFOp::create(b, loc, x[0]);
-    for (int64_t k = 1; k < block; ++k)
-      amax = arith::MaximumFOp::create(b, loc, amax, math::AbsFOp::create(b, loc, x[k]));
+    // The block as bf16 when it is (a bf16 tile, or one widened to f32 for
+    // the quantization, as kernels write it).
+    SmallVector<Value> narrow;
+    for (int64_t k = 0; k < block; ++k) {
+      Value v = in[g + k];
+      if (auto ext = v.getDefiningOp<arith::ExtFOp>())
+        v = ext.getIn();
+      if (v.getType().isBF16())
+        narrow.push_back(v);
+    }
+    Value amax;
+    if (int64_t(narrow.size()) == block) {
+      // max |x| on bf16 pairs (abs.bf16x2, max.NaN.bf16x2), widened once:
+      // the same value as the f32 maxima (abs, max and widening are exact)
+      // in half the instructions.
+      auto pairType = VectorType::get({2}, narrow[0].getType());
+      Value acc;
+      for (int64_t k = 0; k < block; k += 2) {
+        Value pair = LLVM::UndefOp::create(b, loc, pairType);
+        pair = LLVM::InsertElementOp::create(b, loc, pair, narrow[k], i32c(0));
+        pair = LLVM::InsertElementOp::create(b, loc, pair, narrow[k + 1], i32c(1));
+        pair = math::AbsFOp::create(b, loc, pair);
+        acc = acc ? arith::MaximumFOp::create(b, loc, acc, pair).getResult() : pair;
+      }
+      Value widest = arith::MaximumFOp::create(b, loc, LLVM::ExtractElementOp::create(b, loc, acc, i32c(0)),
+                                               LLVM::ExtractElementOp::create(b, loc, acc, i32c(1)));
+      amax = arith::ExtFOp::create(b, loc, f32, widest);
+    } else {
+      amax = math::AbsFOp::create(b, loc, x[0]);
+      for (int64_t k = 1; k < block; ++k)
+        amax = arith::MaximumFOp::create(b, loc, amax, math::AbsFOp::create(b, loc, x[k]));
+    }
     Value scaleBits, multiplier;
     if (nv) {
       // sf = e4m3((gs * amax) / 6); inv = gs / float(sf), 0 when sf is 0.
-      // div.rn.f32 takes its slow path on a zero dividend or divisor, which
-      // all-zero blocks (padding, rows past M) would pay: they divide 1
-      // instead and select the exact result (+0 / 6 = +0; inv = 0).
+      // The quotient by 6 only feeds the E4M3 rounding: Fp8Quotient.h's
+      // reciprocal and correction give the same byte as div.rn (6 is in its
+      // divisor range), in five instructions, and with no slow path for the
+      // zero dividends of all-zero blocks (padding, rows past M).
+      IROps ops{b, loc};
       Value prod = arith::MulFOp::create(b, loc, gs, amax);
-      Value zeroBlock = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, prod, f32c(0));
-      Value t = arith::SelectOp::create(
-          b, loc, zeroBlock, prod,
-          arith::DivFOp::create(b, loc, arith::SelectOp::create(b, loc, zeroBlock, f32c(1), prod),
-                                f32c(6.0f)));
+      Value t = quant::fp8Quotient(ops, prod, f32c(6.0f), f32c(1.0f / 6.0f));
       Value pair = nvvm::f32x2ToF8x2(b, loc, t, t, b.getType<Float8E4M3FNType>());
       scaleBits = arith::TruncIOp::create(b, loc, i8, pair);
       Value sf = decodeE4M3(scaleBits);

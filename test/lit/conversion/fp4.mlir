@@ -13,7 +13,7 @@
 // saturates a = min(|x|, 6) (NaN -> 6), builds the magic 1.5 * 2^(e + 22) + 2e
 // from a's biased exponent with one integer multiply-add (no compares, no
 // selects), and rounds with one f32 add that leaves the code in the low 3
-// bits; then ors in the sign bit (bit 3).
+// bits; then one lop3 merges those 3 bits with x >> 28 (the sign in bit 3).
 // SW-LABEL: llvm.func @to_fp4
 // SW-NOT: nvvm.convert
 // SW: %[[AX:.*]] = llvm.intr.fabs(%[[X:.*]]) : (f32) -> f32
@@ -27,13 +27,11 @@
 // SW-NEXT: %[[MB:.*]] = llvm.add %[[KM]], %{{.*}} : i32
 // SW-NEXT: %[[M:.*]] = llvm.bitcast %[[MB]] : i32 to f32
 // SW-NEXT: %[[R:.*]] = llvm.fadd %[[A]], %[[M]] : f32
-// SW: %[[RB:.*]] = llvm.bitcast %[[R]] : f32 to i32
-// SW: %[[CODE:.*]] = llvm.and %[[RB]], %{{.*}} : i32
 // SW: llvm.bitcast %[[X]] : f32 to i32
-// SW: llvm.lshr %{{.*}}, %{{.*}} : i32
-// SW: %[[SIGN:.*]] = llvm.and %{{.*}}, %{{.*}} : i32
-// SW-NEXT: %[[C:.*]] = llvm.or %[[CODE]], %[[SIGN]] : i32
-// SW-NEXT: llvm.trunc %[[C]] : i32 to i8
+// SW: %[[TOP:.*]] = llvm.lshr %{{.*}}, %{{.*}} : i32
+// SW: %[[RB:.*]] = llvm.bitcast %[[R]] : f32 to i32
+// SW: %[[C:.*]] = llvm.inline_asm asm_dialect = att "lop3.b32 $0, $1, $2, $3, 0xE2;", "=r,r,n,r" %[[RB]], %{{.*}}, %[[TOP]] : (i32, i32, i32) -> i32
+// SW: llvm.trunc %[[C]] : i32 to i8
 // SW-NOT: llvm.fcmp
 // SW: llvm.return
 func.func @to_fp4(%x: !tile.ptr<f32> {tile.alignment = 16 : i64}, %y: !tile.ptr<f4E2M1FN> {tile.alignment = 16 : i64}) attributes {tile.kernel, tile.num_warps = 4 : i32} {

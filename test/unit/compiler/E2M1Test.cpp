@@ -38,9 +38,10 @@ struct Eval {
     volatile float sum = x.f + m; // one f32 rounding, as the GPU's add.rn.f32
     return {sum, 0};
   }
-  Value low3(Value x) { return {0, int(bitsOf(x.f) & 7)}; }
-  Value sign8(Value x) { return {0, std::signbit(x.f) ? 8 : 0}; }
-  Value or32(Value a, Value b) { return {0, a.i | b.i}; }
+  Value top4(Value x) { return {0, int(bitsOf(x.f) >> 28)}; }
+  Value mergeLow3(Value rounded, Value rest) {
+    return {0, int((bitsOf(rounded.f) & 7) | (uint32_t(rest.i) & ~7u))};
+  }
 };
 
 // The definition: the nearest of {0, .5, 1, 1.5, 2, 3, 4, 6} to |x|, with

@@ -21,7 +21,8 @@
 // going to the even code). M's bit pattern is linear in a's biased exponent
 // k = 127 + e: M = k * (2^23 + 2) + (22 << 23) + 0x400000 - 254, one integer
 // multiply-add. Five instructions for the magnitude, with no compares or
-// selects (the previous two-compare, four-select version took eight).
+// selects (the previous two-compare, four-select version took eight), and
+// two for the sign (a shift, and one lop3 that merges it with the code).
 #ifndef MEGAC_TILE_QUANT_E2M1_H
 #define MEGAC_TILE_QUANT_E2M1_H
 
@@ -40,19 +41,20 @@ inline constexpr int32_t kMagicBias = (22 << 23) + 0x400000 - 2 * kExponentOfOne
 /// biased exponent field of a non-negative f32), Value maxi(Value i32, int),
 /// Value madi(Value i32, int32_t mul, int32_t add) -> i32 (wrapping), Value
 /// addBits(Value f32, Value i32) -> f32 (adds the f32 whose bit pattern the
-/// i32 holds; one rounding, to nearest even), Value low3(Value f32) -> i32
-/// (bits 0..2 of the f32's bit pattern), Value sign8(Value f32) -> i32 (8
-/// when the sign bit is set, else 0), Value or32(Value, Value). The code is an
-/// i32 so that packing two codes into a byte stays in 32-bit registers.
+/// i32 holds; one rounding, to nearest even), Value top4(Value f32) -> i32
+/// (bits 28..31 of the pattern: the sign lands in bit 3), and Value
+/// mergeLow3(Value f32, Value i32) -> i32 (bits 0..2 of the f32's pattern,
+/// the others from the i32: one lop3 on the GPU). The code is an i32 so that
+/// packing two codes into a byte stays in 32-bit registers.
 template <class Ops>
 typename Ops::Value e2m1Code(Ops &ops, typename Ops::Value x) {
   using V = typename Ops::Value;
   V a = ops.minf(ops.abs(x), 6.0f); // saturate: inf and NaN -> 6
   V k = ops.maxi(ops.exponent(a), kExponentOfOne);
   V magic = ops.madi(k, kMagicPerExponent, kMagicBias);
-  V code = ops.low3(ops.addBits(a, magic)); // (statements fix the IR order)
-  V sign = ops.sign8(x);
-  return ops.or32(code, sign);
+  V rounded = ops.addBits(a, magic); // (statements fix the IR order)
+  // x >> 28 is below 16, so all it gives above bit 2 is the sign, in bit 3.
+  return ops.mergeLow3(rounded, ops.top4(x));
 }
 
 } // namespace megac::quant
