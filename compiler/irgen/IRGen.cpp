@@ -729,8 +729,12 @@ Value IRGen::emitCall(const fe::CallExpr &e) {
     auto encoding = tile::BlockedEncodingAttr::get(&ctx, blocked.sizePerThread,
                                                    blocked.threadsPerWarp,
                                                    blocked.warpsPerCTA, blocked.order);
-    return tile::ConvertLayoutOp::create(b, 
-        l, RankedTensorType::get(type.getShape(), type.getElementType(), encoding), x);
+    // The layout rides as an attribute until tile-assign-layouts gives the
+    // result that encoding: until then no tile type has one, so the tile
+    // placed here mixes freely with others (casts, where, arithmetic).
+    auto placed = tile::ConvertLayoutOp::create(b, l, type, x);
+    placed->setAttr(tile::attr::kWantedLayout, encoding);
+    return placed;
   }
   case B::QuantizeNvfp4:
   case B::Nvfp4Scales:

@@ -189,8 +189,12 @@ private:
       return;
     }
     if (auto conv = dyn_cast<ConvertLayoutOp>(op)) {
-      if (!encodingOf(conv.getResult()))
+      if (Attribute wanted = conv->getAttr(attr::kWantedLayout)) {
+        setLayout(conv.getResult(), wanted);
+        conv->removeAttr(attr::kWantedLayout);
+      } else if (!encodingOf(conv.getResult())) {
         setLayout(conv.getResult(), defaultLayout(conv.getType().getShape()));
+      }
       return;
     }
 
@@ -206,11 +210,14 @@ private:
           break;
         }
       }
+    bool followsCostly = bool(layout);
     if (!layout)
       layout = cheapLayout;
     // A tile that will be expanded (x[:, None]) is best made directly in the
-    // slice layout its expansion needs: no conversion later.
-    if (op->getNumResults() == 1) {
+    // slice layout its expansion needs: no conversion later. Not when a
+    // costly operand has a layout already (a reduction of a tile placed by
+    // with_layout): converting that would cost more.
+    if (op->getNumResults() == 1 && !followsCostly) {
       auto it = preferred.find(op->getResult(0));
       if (it != preferred.end())
         layout = it->second;

@@ -1,7 +1,8 @@
 // Removes layout conversions that cost shared-memory round trips for nothing:
 // a conversion of a value computed only from ranges, splats, constants and
-// elementwise arithmetic is replaced by computing it in the wanted layout;
-// conversions to the same layout and back-to-back conversions fold.
+// elementwise arithmetic is replaced by computing it in the wanted layout, a
+// conversion of a load by loading in the wanted layout; conversions to the
+// same layout and back-to-back conversions fold.
 #include "Tile/Transforms/Passes.h"
 
 #include "mlir/IR/IRMapping.h"
@@ -93,12 +94,53 @@ struct RematerializeCheapTiles : public OpRewritePattern<ConvertLayoutOp> {
   }
 };
 
+// convert_layout(load(ptr, mask, other)), the load used only there, whose
+// operands can be recomputed in the wanted layout (addresses and masks from
+// ranges and splats), and whose access that layout keeps as wide and as
+// coalesced: load in that layout instead, where the load was. This is how
+// `with_layout(load(...))` places a load, with no shared-memory trip.
+struct LoadInWantedLayout : public OpRewritePattern<ConvertLayoutOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ConvertLayoutOp conv,
+                                PatternRewriter &rewriter) const override {
+    auto load = conv.getSrc().getDefiningOp<LoadOp>();
+    if (!load || !load->hasOneUse())
+      return failure();
+    Attribute layout = conv.getType().getEncoding();
+    // Only where the memory access stays as good: the same fastest
+    // dimension, at least as many elements per thread along it (vectors as
+    // wide or wider, lanes still along that dimension). A transposing
+    // layout keeps its conversion.
+    auto from = dyn_cast<BlockedEncodingAttr>(conv.getSrc().getType().getEncoding());
+    auto to = dyn_cast<BlockedEncodingAttr>(layout);
+    if (!from || !to || from.getOrder() != to.getOrder())
+      return failure();
+    unsigned fast = to.getOrder()[0];
+    if (to.getSizePerThread()[fast] < from.getSizePerThread()[fast])
+      return failure();
+    for (Value operand : load->getOperands())
+      if (!RematerializeCheapTiles::canRecompute(operand, layout, 0))
+        return failure();
+    rewriter.setInsertionPoint(load);
+    DenseMap<std::pair<Value, Attribute>, Value> done;
+    IRMapping mapping;
+    for (Value operand : load->getOperands())
+      mapping.map(operand, RematerializeCheapTiles::recompute(operand, layout, rewriter, done));
+    Operation *moved = rewriter.clone(*load, mapping);
+    moved->getResult(0).setType(conv.getType());
+    rewriter.replaceOp(conv, moved->getResults());
+    rewriter.eraseOp(load);
+    return success();
+  }
+};
+
 struct TileRemoveLayoutConversions
     : public tile::impl::TileRemoveLayoutConversionsBase<
           TileRemoveLayoutConversions> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<RematerializeCheapTiles>(&getContext());
+    patterns.add<RematerializeCheapTiles, LoadInWantedLayout>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }
