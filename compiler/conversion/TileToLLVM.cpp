@@ -274,6 +274,10 @@ private:
   MLIRContext *ctx;
   Location loc = UnknownLoc::get(ctx);
   DenseMap<Value, Regs> values;
+  // The maxima (minima) an argmax (argmin) computed on the way, by its
+  // source and axis: a max (min) of the same tile in the same block after it
+  // reuses them instead of reducing again (route's top-k asks for both).
+  std::map<std::tuple<void *, unsigned, std::string>, std::pair<Operation *, Regs>> argValues;
   Block *entryBlock = nullptr;
   DenseMap<TypedAttr, Value> constants;
   AxisInfoAnalysis axisInfo;
@@ -868,6 +872,15 @@ LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
   bool isArg = kind == "argmax" || kind == "argmin";
   StringRef valueKind = kind == "argmax" ? "max" : kind == "argmin" ? "min" : kind;
   unsigned tileAxis = op.getAxis();
+  auto argKey = std::make_tuple(op.getSrc().getAsOpaquePointer(), tileAxis, valueKind.str());
+  if (!isArg) {
+    auto known = argValues.find(argKey);
+    if (known != argValues.end() && known->second.first->getBlock() == op->getBlock() &&
+        known->second.first->isBeforeInBlock(op)) {
+      values[op] = known->second.second;
+      return success();
+    }
+  }
   unsigned axis = src->parentDim(tileAxis);
   const layout::Blocked &l = src->blocked;
 
@@ -919,7 +932,9 @@ LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
                                           c.index, a.index);
     Value tieWin = arith::AndIOp::create(b, loc, equal, lower);
     Value take = arith::OrIOp::create(b, loc, better, tieWin);
-    return {arith::SelectOp::create(b, loc, take, c.value, a.value),
+    // The value as max (min) combines it, NaN and signed zeros included, so
+    // that it is exactly the max (min) a sibling reduction would give.
+    return {combine(valueKind, a.value, c.value),
             arith::SelectOp::create(b, loc, take, c.index, a.index)};
   };
 
@@ -1018,8 +1033,10 @@ LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
   std::map<layout::Index, size_t> partialOf;
   for (size_t k = 0; k < groupOrder.size(); ++k)
     partialOf[groupOrder[k]] = k;
+  Regs maxima;
   if (!resultType) {
     out.push_back(isArg ? partials[0].index : partials[0].value);
+    maxima.push_back(partials[0].value);
   } else {
     auto dst = distOf(op, resultType);
     if (failed(dst))
@@ -1032,8 +1049,11 @@ LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
         return op.emitError("internal: reduction result register unmatched");
       out.push_back(isArg ? partials[it->second].index
                           : partials[it->second].value);
+      maxima.push_back(partials[it->second].value);
     }
   }
+  if (isArg)
+    argValues[argKey] = {op.getOperation(), maxima};
   values[op] = out;
   return success();
 }

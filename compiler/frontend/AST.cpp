@@ -168,6 +168,8 @@ StmtPtr cloneStmt(const Stmt &s) {
     out->start = cloneExpr(*f->start);
     out->end = cloneExpr(*f->end);
     out->step = f->step ? cloneExpr(*f->step) : nullptr;
+    out->unrollExpr = f->unrollExpr ? cloneExpr(*f->unrollExpr) : nullptr;
+    out->unroll = f->unroll;
     out->body = cloneBlock(f->body);
     return out;
   }

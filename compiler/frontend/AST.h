@@ -413,6 +413,8 @@ struct CarriedVar {
 struct ForStmt : Stmt {
   std::unique_ptr<VarDecl> index;
   ExprPtr start, end, step;
+  ExprPtr unrollExpr;   // range(.., unroll = N); null: not unrolled
+  int64_t unroll = 1;   // set by sema from unrollExpr
   Block body;
   std::vector<CarriedVar> carried; // set by sema
   ForStmt(SourceRange r) : Stmt(StmtKind::For, r) {}

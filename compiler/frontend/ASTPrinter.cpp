@@ -200,6 +200,7 @@ private:
     case StmtKind::For: {
       auto *f = cast<ForStmt>(&s);
       line(depth) << "for " << f->index->name << ": " << f->index->type.str()
+                  << (f->unroll > 1 ? " unroll " + std::to_string(f->unroll) : std::string())
                   << "\n";
       carried(f->carried, depth + 1);
       expr(*f->start, depth + 1);

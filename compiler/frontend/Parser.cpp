@@ -542,18 +542,23 @@ private:
     SourceRange argsStart = tok().range;
     if (!parseArgs(args))
       return nullptr;
-    if (args.size() < 2 || args.size() > 3) {
-      error(SourceRange::join(argsStart, prevRange()),
-            "range() takes 2 or 3 arguments, got " +
-                std::to_string(args.size()),
-            "write range(start, end) or range(start, end, step)");
-      return nullptr;
+    // range(start, end[, step], unroll = N): the keyword comes last.
+    if (!args.empty() && args.back().name == "unroll") {
+      f->unrollExpr = std::move(args.back().value);
+      args.pop_back();
     }
     for (CallArg &a : args)
       if (!a.name.empty()) {
-        error(a.nameRange, "range() takes no keyword arguments");
+        error(a.nameRange, "range() takes no keyword '" + a.name + "'",
+              "its only keyword is unroll = N, last");
         return nullptr;
       }
+    if (args.size() < 2 || args.size() > 3) {
+      error(SourceRange::join(argsStart, prevRange()),
+            "range() takes 2 or 3 arguments, got " + std::to_string(args.size()),
+            "write range(start, end) or range(start, end, step)");
+      return nullptr;
+    }
     f->start = std::move(args[0].value);
     f->end = std::move(args[1].value);
     if (args.size() == 3)

@@ -205,6 +205,17 @@ void Sema::checkFor(ForStmt &s) {
       error(s.step->range, "range() step must be positive");
       ok = false;
     }
+    if (s.unrollExpr) {
+      std::optional<int64_t> u = constInt(s.unrollExpr, "range()'s unroll");
+      if (u && (*u < 1 || *u > kMaxUnroll)) {
+        error(s.unrollExpr->range,
+              "range()'s unroll must be between 1 and " + std::to_string(kMaxUnroll) +
+                  ", got " + std::to_string(*u),
+              "unroll = 2 or 4 usually suffices to overlap loads");
+      } else if (u) {
+        s.unroll = *u;
+      }
+    }
     if (ok)
       s.index->type = Type::value(elem, {});
   }

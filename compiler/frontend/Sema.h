@@ -31,6 +31,8 @@ constexpr int64_t kMaxTileElements = int64_t(1) << 24;
 /// Helper calls inlined per module before sema gives up (exponential
 /// fan-out guard).
 constexpr unsigned kMaxInlinedCalls = 4096;
+/// The largest range(.., unroll = N): more only multiplies code size.
+constexpr int64_t kMaxUnroll = 16;
 
 class Sema {
 public:

@@ -247,6 +247,8 @@ LogicalResult IRGen::emitFor(const fe::ForStmt &s) {
   for (const fe::CarriedVar &c : s.carried)
     inits.push_back(vars.lookup(c.var));
   auto loop = scf::ForOp::create(b, loc(s.range), lb, ub, step, inits);
+  if (s.unroll > 1)
+    loop->setAttr(tile::attr::kUnroll, b.getI64IntegerAttr(s.unroll));
   OpBuilder::InsertionGuard guard(b);
   Block *body = loop.getBody();
   if (!body->empty() && body->back().hasTrait<OpTrait::IsTerminator>())

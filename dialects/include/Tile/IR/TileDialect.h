@@ -43,6 +43,9 @@ inline constexpr char kFp8Quotient[] = "tile.fp8_quotient";
 inline constexpr char kDivisibility[] = "tile.divisibility"; // on int arguments
 inline constexpr char kAlignment[] = "tile.alignment";       // bytes, on pointers
 inline constexpr char kSharedBytes[] = "tile.shared_bytes";  // set by lowering
+// On an scf.for: unroll by this factor (range(.., unroll = N));
+// tile-unroll-loops does it and drops the attribute.
+inline constexpr char kUnroll[] = "tile.unroll";
 // On a tile.convert_layout that with_layout made: the layout its result
 // gets from tile-assign-layouts (tile types carry no encoding before).
 inline constexpr char kWantedLayout[] = "tile.wanted_layout";

@@ -45,6 +45,17 @@ def TileAssignSharedLayouts : Pass<"tile-assign-shared-layouts", "::mlir::Module
   let dependentDialects = ["::mlir::tile::TileDialect"];
 }
 
+def TileUnrollLoops : Pass<"tile-unroll-loops", "::mlir::ModuleOp"> {
+  let summary = "unroll the loops marked tile.unroll = N";
+  let description = [{
+    Unrolls every scf.for with a `tile.unroll` attribute (from the
+    language's `range(.., unroll = N)`) by that factor, with a remainder
+    loop when the trip count is not a known multiple, and drops the
+    attribute. Runs before layouts are assigned.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect"];
+}
+
 def TileHoistScalarLoads : Pass<"tile-hoist-scalar-loads", "::mlir::ModuleOp"> {
   let summary = "move scalar loads up to just after what they depend on";
   let description = [{
