@@ -17,6 +17,7 @@
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -265,6 +266,7 @@ private:
   void declareLibdevice(StringRef name, Type elem, unsigned arity);
   LogicalResult lowerFastDivide(arith::DivFOp op);
   LogicalResult lowerFp8Quotient(arith::DivFOp op);
+  LogicalResult lowerBf16ToF32(Operation *op);
   Value softwareF4(Value x); // exact E2M1 rounding for targets without cvt: i32 code
   Value softwareF4Pair(Value lo, Value hi); // two codes in a byte, lo in the low nibble
 
@@ -274,6 +276,8 @@ private:
   MLIRContext *ctx;
   Location loc = UnknownLoc::get(ctx);
   DenseMap<Value, Regs> values;
+  // f32 registers widened from bf16 ones (lowerBf16ToF32), to the bf16.
+  DenseMap<Value, Value> widenedFrom;
   // The maxima (minima) an argmax (argmin) computed on the way, by its
   // source and axis: a max (min) of the same tile in the same block after it
   // reuses them instead of reducing again (route's top-k asks for both).
@@ -425,6 +429,9 @@ LogicalResult KernelLowering::lowerOp(Operation *op) {
       isNarrowFloat(getElementTypeOrSelf(op->getResult(0).getType())))
     return lowerNarrowTrunc(op, op->getOperand(0),
                             getElementTypeOrSelf(op->getResult(0).getType()));
+  if (isa<arith::ExtFOp>(op) && getElementTypeOrSelf(op->getOperand(0).getType()).isBF16() &&
+      getElementTypeOrSelf(op->getResult(0).getType()).isF32())
+    return lowerBf16ToF32(op);
   if (isa<arith::ExtFOp>(op) &&
       isNarrowFloat(getElementTypeOrSelf(op->getOperand(0).getType())))
     return lowerNarrowExt(op, op->getOperand(0),
@@ -494,6 +501,39 @@ LogicalResult KernelLowering::lowerElementwise(Operation *op) {
   }
   for (unsigned r = 0; r < op->getNumResults(); ++r)
     values[op->getResult(r)] = results[r];
+  return success();
+}
+
+// bf16 -> f32 is exact: the bf16 bits become the f32's top half. Written as
+// that shift (not cvt.f32.bf16) so that LLVM sees through to the 32-bit words
+// the loads return: the high bf16 of a word widens with one and, the low one
+// with one shift (cvt took a byte permute and a shift for the high one).
+LogicalResult KernelLowering::lowerBf16ToF32(Operation *op) {
+  Type i16 = b.getI16Type(), i32t = b.getI32Type(), f32 = b.getF32Type();
+  Regs out;
+  for (Value narrow : lookup(op->getOperand(0))) {
+    Value wide;
+    // Element k of a loaded vector of bf16: half k % 2 of its word k / 2.
+    auto extract = narrow.getDefiningOp<LLVM::ExtractElementOp>();
+    auto vec = extract ? dyn_cast<VectorType>(extract.getVector().getType()) : VectorType();
+    APInt index;
+    if (vec && vec.getNumElements() % 2 == 0 &&
+        matchPattern(extract.getPosition(), m_ConstantInt(&index))) {
+      int64_t k = index.getSExtValue();
+      auto wordsType = VectorType::get({vec.getNumElements() / 2}, i32t);
+      Value word = LLVM::ExtractElementOp::create(
+          b, loc, LLVM::BitcastOp::create(b, loc, wordsType, extract.getVector()), i32(k / 2));
+      wide = k % 2 ? arith::AndIOp::create(b, loc, word, i32(int32_t(0xFFFF0000))).getResult()
+                   : arith::ShLIOp::create(b, loc, word, i32(16)).getResult();
+    } else {
+      Value bits = arith::ExtUIOp::create(b, loc, i32t, arith::BitcastOp::create(b, loc, i16, narrow));
+      wide = arith::ShLIOp::create(b, loc, bits, i32(16));
+    }
+    wide = arith::BitcastOp::create(b, loc, f32, wide);
+    widenedFrom[wide] = narrow;
+    out.push_back(wide);
+  }
+  values[op->getResult(0)] = out;
   return success();
 }
 
@@ -1473,8 +1513,8 @@ LogicalResult KernelLowering::lowerQuantize(QuantizeOp op) {
     SmallVector<Value> narrow;
     for (int64_t k = 0; k < block; ++k) {
       Value v = in[g + k];
-      if (auto ext = v.getDefiningOp<arith::ExtFOp>())
-        v = ext.getIn();
+      if (Value narrowed = widenedFrom.lookup(v))
+        v = narrowed;
       if (v.getType().isBF16())
         narrow.push_back(v);
     }
