@@ -269,6 +269,9 @@ private:
   LogicalResult lowerBf16ToF32(Operation *op);
   Value softwareF4(Value x); // exact E2M1 rounding for targets without cvt: i32 code
   Value softwareF4Pair(Value lo, Value hi); // two codes in a byte, lo in the low nibble
+  // The same, lo and hi scaled by a non-negative factor from two bf16 of a
+  // loaded word (their signs then come from the word at once).
+  Value softwareF4Pair(Value lo, Value hi, Value loNarrow, Value hiNarrow);
 
   func::FuncOp func;
   const Target &target;
@@ -1387,6 +1390,23 @@ struct IROps {
         .getResult(0);
   }
   Value or32(Value x, Value y) { return arith::OrIOp::create(b, loc, x, y); }
+  Value shl4add(Value hi, Value lo) {
+    return arith::AddIOp::create(b, loc, arith::ShLIOp::create(b, loc, bits(hi), i32(4)), bits(lo));
+  }
+  // (word & 0x80008000) * (2^20 + 2^8) >> 32: mul.hi.u32.
+  Value bf16PairSigns(Value word) {
+    Type i64 = b.getI64Type();
+    Value masked = arith::AndIOp::create(b, loc, word, i32(int32_t(0x80008000u)));
+    Value product = arith::MulIOp::create(
+        b, loc, arith::ExtUIOp::create(b, loc, i64, masked),
+        arith::ConstantIntOp::create(b, loc, i64, (1 << 20) + (1 << 8)));
+    return arith::TruncIOp::create(
+        b, loc, b.getI32Type(),
+        arith::ShRUIOp::create(b, loc, product, arith::ConstantIntOp::create(b, loc, i64, 32)));
+  }
+  Value mask77or(Value codes, Value signs) {
+    return arith::OrIOp::create(b, loc, arith::AndIOp::create(b, loc, codes, i32(0x77)), signs);
+  }
   Value minNaN(Value x, float bound) { return arith::MinimumFOp::create(b, loc, x, f32(bound)); }
   Value mul(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
   Value fma(Value x, Value y, Value z) { return math::FmaOp::create(b, loc, x, y, z); }
@@ -1441,6 +1461,37 @@ LogicalResult KernelLowering::lowerFp8Quotient(arith::DivFOp op) {
 Value KernelLowering::softwareF4(Value x) {
   IROps ops{b, loc};
   return quant::e2m1Code(ops, x);
+}
+
+// The 32-bit word holding bf16 elements 2j and 2j + 1 of a loaded vector,
+// when `lo` and `hi` are those elements (null otherwise).
+static Value wordOfBf16Pair(OpBuilder &b, Location loc, Value lo, Value hi) {
+  auto first = lo.getDefiningOp<LLVM::ExtractElementOp>();
+  auto second = hi.getDefiningOp<LLVM::ExtractElementOp>();
+  if (!first || !second || first.getVector() != second.getVector())
+    return {};
+  auto vec = dyn_cast<VectorType>(first.getVector().getType());
+  APInt i, j;
+  if (!vec || !vec.getElementType().isBF16() || vec.getNumElements() % 2 ||
+      !matchPattern(first.getPosition(), m_ConstantInt(&i)) ||
+      !matchPattern(second.getPosition(), m_ConstantInt(&j)) || i.getSExtValue() % 2 ||
+      j.getSExtValue() != i.getSExtValue() + 1)
+    return {};
+  Type i32t = b.getI32Type();
+  auto wordsType = VectorType::get({vec.getNumElements() / 2}, i32t);
+  Value words = LLVM::BitcastOp::create(b, loc, wordsType, first.getVector());
+  Value index = LLVM::ConstantOp::create(b, loc, i32t, b.getI32IntegerAttr(int32_t(i.getSExtValue() / 2)));
+  return LLVM::ExtractElementOp::create(b, loc, words, index);
+}
+
+Value KernelLowering::softwareF4Pair(Value lo, Value hi, Value loNarrow, Value hiNarrow) {
+  if (loNarrow && hiNarrow)
+    if (Value word = wordOfBf16Pair(b, loc, loNarrow, hiNarrow)) {
+      IROps ops{b, loc};
+      return arith::TruncIOp::create(b, loc, b.getI8Type(),
+                                     quant::e2m1PairFromBf16Word(ops, lo, hi, word));
+    }
+  return softwareF4Pair(lo, hi);
 }
 
 Value KernelLowering::softwareF4Pair(Value lo, Value hi) {
@@ -1576,7 +1627,9 @@ LogicalResult KernelLowering::lowerQuantize(QuantizeOp op) {
       if (target.fp4Convert) {
         byte = nvvm::f32x2ToF4x2(b, loc, hi, lo); // saturates like the clamp
       } else {
-        byte = softwareF4Pair(lo, hi);
+        // The multiplier is never negative, so lo and hi have the inputs' signs.
+        byte = int64_t(narrow.size()) == block ? softwareF4Pair(lo, hi, narrow[j], narrow[j + 1])
+                                               : softwareF4Pair(lo, hi);
       }
       packedRegs.push_back(byte);
     }

@@ -39,6 +39,14 @@ struct Eval {
     return {sum, 0};
   }
   Value top4(Value x) { return {0, int(bitsOf(x.f) >> 28)}; }
+  Value shl4add(Value hi, Value lo) { return {0, int(bitsOf(hi.f) * 16u + bitsOf(lo.f))}; }
+  Value bf16PairSigns(Value word) {
+    uint64_t product = uint64_t(uint32_t(word.i) & 0x80008000u) * ((1u << 20) + (1u << 8));
+    return {0, int(uint32_t(product >> 32))};
+  }
+  Value mask77or(Value codes, Value signs) {
+    return {0, int((uint32_t(codes.i) & 0x77u) | uint32_t(signs.i))};
+  }
   Value mergeLow3(Value rounded, Value rest) {
     return {0, int((bitsOf(rounded.f) & 7) | (uint32_t(rest.i) & ~7u))};
   }
@@ -115,6 +123,31 @@ TEST(E2M1, TiesGoToTheEvenCode) {
   EXPECT_EQ(algorithm(-5.0f), 14); // sign kept
   EXPECT_EQ(algorithm(-0.0f), 8);  // negative zero keeps its sign
   EXPECT_EQ(algorithm(1e30f), 7);  // saturates
+}
+
+// The pair form: the signs come from the bf16 word the two values were
+// scaled from (by a non-negative factor), every pair of bf16 from a sweep.
+TEST(E2M1, PairFromBf16WordMatchesTheDefinition) {
+  Eval ops;
+  const float factors[] = {1.0f, 0.37f, 2.5f, 0.0f, 1e-3f, 3.9e4f};
+  int checked = 0;
+  for (uint32_t lo = 0; lo < 65536; lo += 3)
+    for (uint32_t hi = lo % 7; hi < 65536; hi += 509) {
+      float xlo = fromBits(lo << 16), xhi = fromBits(hi << 16);
+      if (std::isnan(xlo) || std::isnan(xhi))
+        continue;
+      float f = factors[(lo + hi) % 6];
+      volatile float ylo = xlo * f, yhi = xhi * f;
+      if (std::isnan(ylo) || std::isnan(yhi)) // inf * 0: no sign to take from x
+        continue;
+      Eval::Value word{0, int((hi << 16) | lo)};
+      int byte = megac::quant::e2m1PairFromBf16Word(ops, Eval::Value{ylo, 0}, Eval::Value{yhi, 0},
+                                                    word).i & 0xff;
+      ASSERT_EQ(byte, definition(ylo) | (definition(yhi) << 4))
+          << std::hex << "bf16 " << lo << ", " << hi << " times " << f;
+      ++checked;
+    }
+  EXPECT_GT(checked, 2000000);
 }
 
 } // namespace

@@ -46,15 +46,42 @@ inline constexpr int32_t kMagicBias = (22 << 23) + 0x400000 - 2 * kExponentOfOne
 /// mergeLow3(Value f32, Value i32) -> i32 (bits 0..2 of the f32's pattern,
 /// the others from the i32: one lop3 on the GPU). The code is an i32 so that
 /// packing two codes into a byte stays in 32-bit registers.
+/// a + M for a = min(|x|, 6): its bits 0..2 are the magnitude's code and
+/// bits 3..21 are zero (M's mantissa is 0x400000 plus at most 4, and the
+/// code is at most 7), so it may be shifted and or-ed as a code.
 template <class Ops>
-typename Ops::Value e2m1Code(Ops &ops, typename Ops::Value x) {
+typename Ops::Value e2m1Rounded(Ops &ops, typename Ops::Value x) {
   using V = typename Ops::Value;
   V a = ops.minf(ops.abs(x), 6.0f); // saturate: inf and NaN -> 6
   V k = ops.maxi(ops.exponent(a), kExponentOfOne);
   V magic = ops.madi(k, kMagicPerExponent, kMagicBias);
-  V rounded = ops.addBits(a, magic); // (statements fix the IR order)
+  return ops.addBits(a, magic);
+}
+
+template <class Ops>
+typename Ops::Value e2m1Code(Ops &ops, typename Ops::Value x) {
+  typename Ops::Value rounded = e2m1Rounded(ops, x); // (statements fix the IR order)
   // x >> 28 is below 16, so all it gives above bit 2 is the sign, in bit 3.
   return ops.mergeLow3(rounded, ops.top4(x));
+}
+
+/// The byte of two codes, lo's in the low nibble, when lo and hi have the
+/// signs of the two bf16 halves of `word` (the inputs they were scaled from
+/// by a non-negative factor): the magnitudes as hi * 16 + lo, and both signs
+/// at once from the word, (word & 0x80008000) * (2^20 + 2^8) >> 32 putting
+/// bit 15 at bit 3 and bit 31 at bit 7. Four instructions a pair instead of
+/// five. Ops also provide Value shl4add(Value hiRounded, Value loRounded) ->
+/// i32 (hi's bits * 16 + lo's bits), Value bf16PairSigns(Value word) -> i32
+/// (the product's high word; bits above 7 are garbage) and Value
+/// mask77or(Value codes, Value signs) -> i32 ((codes & 0x77) | signs).
+template <class Ops>
+typename Ops::Value e2m1PairFromBf16Word(Ops &ops, typename Ops::Value lo,
+                                         typename Ops::Value hi, typename Ops::Value word) {
+  using V = typename Ops::Value;
+  V low = e2m1Rounded(ops, lo);
+  V high = e2m1Rounded(ops, hi);
+  V codes = ops.shl4add(high, low);
+  return ops.mask77or(codes, ops.bf16PairSigns(word));
 }
 
 } // namespace megac::quant
