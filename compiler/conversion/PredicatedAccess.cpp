@@ -34,6 +34,16 @@ LLVM::InlineAsmOp inlineAsm(OpBuilder &b, Location loc, Type result,
 
 } // namespace
 
+Value loadScalarInOrder(OpBuilder &b, Location loc, Value ptr, int64_t bytes, Type type) {
+  const char *constraint = bytes == 2 ? "=h,l" : bytes == 4 ? "=r,l" : bytes == 8 ? "=l,l" : nullptr;
+  if (!constraint)
+    return {};
+  Type bitsType = b.getIntegerType(unsigned(bytes * 8));
+  std::string text = "ld.global.b" + std::to_string(bytes * 8) + " $0, [$1];";
+  Value bits = inlineAsm(b, loc, bitsType, ValueRange{ptr}, text, constraint).getResult(0);
+  return type == bitsType ? bits : LLVM::BitcastOp::create(b, loc, type, bits).getResult();
+}
+
 SmallVector<Value> loadWords(OpBuilder &b, Location loc, Value ptr, Value pred,
                              ArrayRef<Value> others) {
   size_t n = others.size();

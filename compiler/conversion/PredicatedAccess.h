@@ -19,6 +19,14 @@ namespace megac::ptx {
 /// or 16 bytes (1, 2 or 4 32-bit words).
 bool predicatable(int64_t bytes);
 
+/// An unmasked scalar load of 2, 4 or 8 bytes as `ld.global.b16/b32/b64`
+/// inline asm with side effects, as `type` (null for other sizes). The code
+/// generator keeps such loads where they are: tile-hoist-scalar-loads put
+/// them first so that they are in flight with the tile loads, and the
+/// backend's scheduler would otherwise sink a plain load to its first use.
+mlir::Value loadScalarInOrder(mlir::OpBuilder &b, mlir::Location loc, mlir::Value ptr,
+                              int64_t bytes, mlir::Type type);
+
 /// Loads `others.size()` consecutive i32 words at `ptr` when `pred` (i1)
 /// holds; otherwise the result is `others`.
 llvm::SmallVector<mlir::Value> loadWords(mlir::OpBuilder &b, mlir::Location loc,

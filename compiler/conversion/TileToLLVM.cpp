@@ -693,6 +693,9 @@ LogicalResult KernelLowering::lowerLoad(LoadOp op) {
   };
   // One element, loaded only when its mask is set.
   auto maskedScalar = [&](int64_t r) -> Value {
+    if (!op.getMask() && !isTile)
+      if (Value v = ptx::loadScalarInOrder(b, loc, reg(op.getPtr(), r), bytes, stor))
+        return v;
     if (!op.getMask())
       return LLVM::LoadOp::create(b, loc, stor, reg(op.getPtr(), r), bytes);
     Value other = otherOf(r);
