@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# The evidence of one GPU session, in two calls of the device tool on one warm machine, on bundles compiled
+# here into out/bundles/ and compile times in out/compile_ms.json (scripts/compile_times.py):
+#   part 1: scripts/gpu-check.sh (runtime tests, every kernel at every shape), scripts/gpu-final.sh (slots,
+#           sm_103a SASS, memcheck, racecheck), test/gpu/run_qwen35_slots.py and the pytest entry point on a
+#           few kernels;
+#   part 2: the benchmark of every kernel in one run_bench.py call (BENCH_ARGS adds options, e.g.
+#           --no-compile to leave out torch.compile, whose compiles are most of a full run's time).
+# Each part leaves one tarball in $OUT (session_part1.tgz, session_part2.tgz).
+#   usage: MEGAC_COMMIT=<sha> scripts/gpu-session.sh 1|2
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+final=${OUT:-$root/out}
+work=$root/out/session
+mkdir -p "$work"
+export PYTHONPATH=build-gpu/python PYTHONUNBUFFERED=1
+case "${1:-}" in
+1)
+  echo "== check"; OUT=$work/check scripts/gpu-check.sh > "$work/check.txt" 2>&1; tail -28 "$work/check.txt"
+  echo "== final"; OUT=$work/final scripts/gpu-final.sh > "$work/final.txt" 2>&1; tail -24 "$work/final.txt"
+  echo "== qwen35 slots"
+  python3 test/gpu/run_qwen35_slots.py --bundles out/bundles --out "$work/slots" > "$work/slots.txt" 2>&1
+  tail -2 "$work/slots.txt"
+  echo "== pytest"
+  MEGAC_BUNDLES=out/bundles MEGAC_PYTHON_BUILD=build-gpu/python python3 -m pytest -q \
+    python/tests/test_kernels_gpu.py -k "nvfp4 or gdn_core or draft_fin" > "$work/pytest.txt" 2>&1
+  tail -2 "$work/pytest.txt"
+  tar czf "$final/session_part1.tgz" -C "$work" . ;;
+2)
+  echo "== bench"
+  # shellcheck disable=SC2086
+  MEGAC_COMPILE_MS=out/compile_ms.json OUT="$work/bench" scripts/gpu-bench.sh \
+    --budget-s "${BENCH_BUDGET_S:-470}" ${BENCH_ARGS:-} > "$work/bench.txt" 2>&1
+  tail -6 "$work/bench.txt"
+  tar czf "$final/session_part2.tgz" -C "$work" bench bench.txt ;;
+*) echo "usage: scripts/gpu-session.sh 1|2"; exit 2 ;;
+esac
