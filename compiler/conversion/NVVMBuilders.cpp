@@ -84,4 +84,8 @@ void setKernelAttributes(LLVM::LLVMFuncOp func, unsigned maxThreads,
                   b.getI32IntegerAttr(int32_t(minCtasPerSM)));
 }
 
+Value rcpApprox(OpBuilder &b, Location loc, Value x) {
+  return NVVM::RcpApproxFtzF32Op::create(b, loc, b.getF32Type(), x);
+}
+
 } // namespace megac::nvvm

@@ -37,6 +37,9 @@ mlir::Value f32x2ToF4x2(mlir::OpBuilder &b, mlir::Location loc, mlir::Value hi,
 mlir::Value f8x2ToF16x2(mlir::OpBuilder &b, mlir::Location loc,
                         mlir::Value pair, mlir::Type f8Type);
 
+/// rcp.approx.ftz.f32: 1 / x within 1 ulp (flushing subnormals).
+mlir::Value rcpApprox(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x);
+
 /// Marks `func` as a kernel with its launch bounds (0 = unset).
 void setKernelAttributes(mlir::LLVM::LLVMFuncOp func, unsigned maxThreads,
                          unsigned maxRegisters, unsigned minCtasPerSM);

@@ -8,6 +8,7 @@
 #include "Tile/Layout/BlockedLayout.h"
 #include "Tile/Quant/E2M1.h"
 #include "Tile/Quant/Fp8Quotient.h"
+#include "Tile/Quant/Nvfp4Inverse.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -1417,6 +1418,11 @@ struct IROps {
   Value copysign(Value x, Value sign) { return math::CopySignOp::create(b, loc, x, sign); }
 };
 
+// IROps with rcp.approx, for Nvfp4Inverse.h.
+struct IRInverseOps : IROps {
+  Value rcpApprox(Value x) { return nvvm::rcpApprox(b, loc, x); }
+};
+
 // An FP8 quantization's x / s (tile-expand-fp8 marks it): when the tile's
 // divisors are few (a per-tensor or per-group scale, one register reused),
 // one div.rn per distinct divisor gives its reciprocal and every quotient is
@@ -1558,13 +1564,18 @@ LogicalResult KernelLowering::lowerQuantize(QuantizeOp op) {
   Regs in = lookup(op.getSrc());
   Value gs = nv ? reg(op.getScale(), 0) : Value();
   Regs packedRegs, scaleRegs;
+  struct Block {
+    SmallVector<Value> x, narrow;
+    Value scaleBits, sf, multiplier;
+  };
+  SmallVector<Block> blocks;
   for (size_t g = 0; g < in.size(); g += block) {
-    SmallVector<Value> x;
+    Block &blk = blocks.emplace_back();
+    SmallVector<Value> &x = blk.x, &narrow = blk.narrow;
     for (int64_t k = 0; k < block; ++k)
       x.push_back(asF32(in[g + k]));
     // The block as bf16 when it is (a bf16 tile, or one widened to f32 for
     // the quantization, as kernels write it).
-    SmallVector<Value> narrow;
     for (int64_t k = 0; k < block; ++k) {
       Value v = in[g + k];
       if (Value narrowed = widenedFrom.lookup(v))
@@ -1594,23 +1605,18 @@ LogicalResult KernelLowering::lowerQuantize(QuantizeOp op) {
       for (int64_t k = 1; k < block; ++k)
         amax = arith::MaximumFOp::create(b, loc, amax, math::AbsFOp::create(b, loc, x[k]));
     }
-    Value scaleBits, multiplier;
     if (nv) {
-      // sf = e4m3((gs * amax) / 6); inv = gs / float(sf), 0 when sf is 0.
-      // The quotient by 6 only feeds the E4M3 rounding: Fp8Quotient.h's
-      // reciprocal and correction give the same byte as div.rn (6 is in its
-      // divisor range), in five instructions, and with no slow path for the
-      // zero dividends of all-zero blocks (padding, rows past M).
+      // sf = e4m3((gs * amax) / 6). The quotient by 6 only feeds the E4M3
+      // rounding: Fp8Quotient.h's reciprocal and correction give the same
+      // byte as div.rn (6 is in its divisor range), in five instructions,
+      // and with no slow path for the zero dividends of all-zero blocks
+      // (padding, rows past M).
       IROps ops{b, loc};
       Value prod = arith::MulFOp::create(b, loc, gs, amax);
       Value t = quant::fp8Quotient(ops, prod, f32c(6.0f), f32c(1.0f / 6.0f));
       Value pair = nvvm::f32x2ToF8x2(b, loc, t, t, b.getType<Float8E4M3FNType>());
-      scaleBits = arith::TruncIOp::create(b, loc, i8, pair);
-      Value sf = decodeE4M3(scaleBits);
-      Value zero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, sf, f32c(0));
-      Value divisor = arith::SelectOp::create(b, loc, zero, f32c(1), sf);
-      multiplier = arith::SelectOp::create(b, loc, zero, f32c(0),
-                                           arith::DivFOp::create(b, loc, gs, divisor));
+      blk.scaleBits = arith::TruncIOp::create(b, loc, i8, pair);
+      blk.sf = decodeE4M3(blk.scaleBits);
     } else {
       // shared exponent = floor(log2(amax)) - 2 (E2M1's largest exponent),
       // clamped to E8M0's range; values are x * 2^-shared, exactly.
@@ -1619,13 +1625,49 @@ LogicalResult KernelLowering::lowerQuantize(QuantizeOp op) {
       Value shared = arith::SubIOp::create(b, loc, e, i32c(127 + 2));
       shared = arith::MaxSIOp::create(b, loc, shared, i32c(-127));
       shared = arith::MinSIOp::create(b, loc, shared, i32c(126));
-      scaleBits = arith::TruncIOp::create(b, loc, i8, arith::AddIOp::create(b, loc, shared, i32c(127)));
+      blk.scaleBits = arith::TruncIOp::create(b, loc, i8, arith::AddIOp::create(b, loc, shared, i32c(127)));
       Value inverse = arith::ShLIOp::create(b, loc, arith::SubIOp::create(b, loc, i32c(127), shared), i32c(23));
-      multiplier = arith::BitcastOp::create(b, loc, f32, inverse);
+      blk.multiplier = arith::BitcastOp::create(b, loc, f32, inverse);
     }
+  }
+  if (nv) {
+    // inv = gs / float(sf) exactly, 0 when sf is 0 (a zero divisor would take
+    // div.rn's slow path: divide by 1 and select). With gs in the range of
+    // Nvfp4Inverse.h (a uniform branch), its reciprocal and correction;
+    // otherwise div.rn.
+    Value inRange = arith::AndIOp::create(
+        b, loc,
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, gs, f32c(quant::kMinGlobalScale)),
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLE, gs, f32c(quant::kMaxGlobalScale)));
+    SmallVector<Value> zeros, divisors;
+    for (Block &blk : blocks) {
+      zeros.push_back(arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, blk.sf, f32c(0)));
+      divisors.push_back(arith::SelectOp::create(b, loc, zeros.back(), f32c(1), blk.sf));
+    }
+    auto branch = scf::IfOp::create(b, loc, SmallVector<Type>(blocks.size(), f32), inRange, true);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(branch.thenBlock());
+      IRInverseOps ops{b, loc};
+      SmallVector<Value> fast;
+      for (Value d : divisors)
+        fast.push_back(quant::nvfp4Inverse(ops, gs, d));
+      scf::YieldOp::create(b, loc, fast);
+      b.setInsertionPointToStart(branch.elseBlock());
+      SmallVector<Value> exact;
+      for (Value d : divisors)
+        exact.push_back(arith::DivFOp::create(b, loc, gs, d));
+      scf::YieldOp::create(b, loc, exact);
+    }
+    for (size_t i = 0; i < blocks.size(); ++i)
+      blocks[i].multiplier =
+          arith::SelectOp::create(b, loc, zeros[i], f32c(0), branch.getResult(i));
+  }
+  for (Block &blk : blocks) {
+    SmallVector<Value> &x = blk.x, &narrow = blk.narrow;
     for (int64_t j = 0; j < block; j += 2) {
-      Value lo = arith::MulFOp::create(b, loc, x[j], multiplier);
-      Value hi = arith::MulFOp::create(b, loc, x[j + 1], multiplier);
+      Value lo = arith::MulFOp::create(b, loc, x[j], blk.multiplier);
+      Value hi = arith::MulFOp::create(b, loc, x[j + 1], blk.multiplier);
       Value byte;
       if (target.fp4Convert) {
         byte = nvvm::f32x2ToF4x2(b, loc, hi, lo); // saturates like the clamp
@@ -1636,7 +1678,7 @@ LogicalResult KernelLowering::lowerQuantize(QuantizeOp op) {
       }
       packedRegs.push_back(byte);
     }
-    scaleRegs.push_back(scaleBits);
+    scaleRegs.push_back(blk.scaleBits);
   }
   values[op.getValues()] = packedRegs;
   values[op.getScales()] = scaleRegs;
