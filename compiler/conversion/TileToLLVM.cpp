@@ -22,7 +22,6 @@
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
-#include <chrono>
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -1931,17 +1930,13 @@ LogicalResult lowerTileToLLVM(ModuleOp module, const Target &target) {
     if (failed(KernelLowering(f, target).run()))
       return failure();
 
-  auto _t0=std::chrono::steady_clock::now();
   PassManager pm(module.getContext());
-  if(getenv("MEGAC_TT")) pm.enableTiming();
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
-  auto r= pm.run(module);
-  if(getenv("MEGAC_TT")) llvm::errs()<<"  convpasses "<<std::chrono::duration<double,std::milli>(std::chrono::steady_clock::now()-_t0).count()<<"\n";
-  return r;
+  return pm.run(module);
 }
 
 void registerTileToLLVMPass() { PassRegistration<TileToLLVMPass>(); }
