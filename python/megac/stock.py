@@ -27,8 +27,13 @@ def _hop(a, plain=False, fp8=False):
 
 
 def route(a):
-    w, ids = torch.topk(torch.softmax(a["logits"].float(), dim=-1), a["ids"].shape[1], dim=-1)
-    a["ids"].copy_(ids.to(torch.int32))
+    # Not torch.topk: among equal probabilities (common with bf16 logits) its order is unspecified, and the
+    # spec breaks ties by the lower expert index, as the megac kernel does; a stable sort of -p keeps it.
+    p = torch.softmax(a["logits"].float(), dim=-1)
+    k = a["ids"].shape[1]
+    neg, ids = torch.sort(-p, dim=-1, stable=True)
+    w = -neg[..., :k]
+    a["ids"].copy_(ids[..., :k].to(torch.int32))
     a["w"].copy_(w / w.sum(-1, keepdim=True))
 
 
