@@ -507,6 +507,33 @@ LogicalResult KernelLowering::lowerElementwise(Operation *op) {
   return success();
 }
 
+// A bf16 register that is element `index` of a loaded vector of bf16 (of an
+// even length): the vector and the index, or nothing.
+struct Bf16Element {
+  Value vector;
+  int64_t index;
+};
+static std::optional<Bf16Element> bf16ElementOf(Value v) {
+  auto extract = v.getDefiningOp<LLVM::ExtractElementOp>();
+  if (!extract)
+    return std::nullopt;
+  auto vec = dyn_cast<VectorType>(extract.getVector().getType());
+  APInt index;
+  if (!vec || !vec.getElementType().isBF16() || vec.getNumElements() % 2 ||
+      !matchPattern(extract.getPosition(), m_ConstantInt(&index)))
+    return std::nullopt;
+  return Bf16Element{extract.getVector(), index.getSExtValue()};
+}
+
+// The 32-bit word of a vector of bf16 that holds its elements 2w and 2w + 1.
+static Value bf16Word(OpBuilder &b, Location loc, Value vector, int64_t w) {
+  Type i32t = b.getI32Type();
+  auto wordsType = VectorType::get({cast<VectorType>(vector.getType()).getNumElements() / 2}, i32t);
+  Value words = LLVM::BitcastOp::create(b, loc, wordsType, vector);
+  Value index = LLVM::ConstantOp::create(b, loc, i32t, b.getI32IntegerAttr(int32_t(w)));
+  return LLVM::ExtractElementOp::create(b, loc, words, index);
+}
+
 // bf16 -> f32 is exact: the bf16 bits become the f32's top half. Written as
 // that shift (not cvt.f32.bf16) so that LLVM sees through to the 32-bit words
 // the loads return: the high bf16 of a word widens with one and, the low one
@@ -517,17 +544,10 @@ LogicalResult KernelLowering::lowerBf16ToF32(Operation *op) {
   for (Value narrow : lookup(op->getOperand(0))) {
     Value wide;
     // Element k of a loaded vector of bf16: half k % 2 of its word k / 2.
-    auto extract = narrow.getDefiningOp<LLVM::ExtractElementOp>();
-    auto vec = extract ? dyn_cast<VectorType>(extract.getVector().getType()) : VectorType();
-    APInt index;
-    if (vec && vec.getNumElements() % 2 == 0 &&
-        matchPattern(extract.getPosition(), m_ConstantInt(&index))) {
-      int64_t k = index.getSExtValue();
-      auto wordsType = VectorType::get({vec.getNumElements() / 2}, i32t);
-      Value word = LLVM::ExtractElementOp::create(
-          b, loc, LLVM::BitcastOp::create(b, loc, wordsType, extract.getVector()), i32(k / 2));
-      wide = k % 2 ? arith::AndIOp::create(b, loc, word, i32(int32_t(0xFFFF0000))).getResult()
-                   : arith::ShLIOp::create(b, loc, word, i32(16)).getResult();
+    if (std::optional<Bf16Element> e = bf16ElementOf(narrow)) {
+      Value word = bf16Word(b, loc, e->vector, e->index / 2);
+      wide = e->index % 2 ? arith::AndIOp::create(b, loc, word, i32(int32_t(0xFFFF0000))).getResult()
+                          : arith::ShLIOp::create(b, loc, word, i32(16)).getResult();
     } else {
       Value bits = arith::ExtUIOp::create(b, loc, i32t, arith::BitcastOp::create(b, loc, i16, narrow));
       wide = arith::ShLIOp::create(b, loc, bits, i32(16));
@@ -1474,22 +1494,11 @@ Value KernelLowering::softwareF4(Value x) {
 // The 32-bit word holding bf16 elements 2j and 2j + 1 of a loaded vector,
 // when `lo` and `hi` are those elements (null otherwise).
 static Value wordOfBf16Pair(OpBuilder &b, Location loc, Value lo, Value hi) {
-  auto first = lo.getDefiningOp<LLVM::ExtractElementOp>();
-  auto second = hi.getDefiningOp<LLVM::ExtractElementOp>();
-  if (!first || !second || first.getVector() != second.getVector())
+  std::optional<Bf16Element> first = bf16ElementOf(lo), second = bf16ElementOf(hi);
+  if (!first || !second || first->vector != second->vector || first->index % 2 ||
+      second->index != first->index + 1)
     return {};
-  auto vec = dyn_cast<VectorType>(first.getVector().getType());
-  APInt i, j;
-  if (!vec || !vec.getElementType().isBF16() || vec.getNumElements() % 2 ||
-      !matchPattern(first.getPosition(), m_ConstantInt(&i)) ||
-      !matchPattern(second.getPosition(), m_ConstantInt(&j)) || i.getSExtValue() % 2 ||
-      j.getSExtValue() != i.getSExtValue() + 1)
-    return {};
-  Type i32t = b.getI32Type();
-  auto wordsType = VectorType::get({vec.getNumElements() / 2}, i32t);
-  Value words = LLVM::BitcastOp::create(b, loc, wordsType, first.getVector());
-  Value index = LLVM::ConstantOp::create(b, loc, i32t, b.getI32IntegerAttr(int32_t(i.getSExtValue() / 2)));
-  return LLVM::ExtractElementOp::create(b, loc, words, index);
+  return bf16Word(b, loc, first->vector, first->index / 2);
 }
 
 Value KernelLowering::softwareF4Pair(Value lo, Value hi, Value loNarrow, Value hiNarrow) {
