@@ -11,6 +11,8 @@
 #include "Tile/Quant/Nvfp4Inverse.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/LLVMCommon/ConversionTarget.h"
+#include "mlir/Conversion/LLVMCommon/TypeConverter.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
@@ -1939,13 +1941,26 @@ LogicalResult lowerTileToLLVM(ModuleOp module, const Target &target) {
     if (failed(KernelLowering(f, target).run()))
       return failure();
 
-  PassManager pm(module.getContext());
-  pm.addPass(createSCFToControlFlowPass());
-  pm.addPass(createArithToLLVMConversionPass());
-  pm.addPass(createConvertMathToLLVMPass());
-  pm.addPass(createConvertControlFlowToLLVMPass());
-  pm.addPass(createReconcileUnrealizedCastsPass());
-  return pm.run(module);
+  MLIRContext *ctx = module.getContext();
+  PassManager structured(ctx);
+  structured.addPass(createSCFToControlFlowPass());
+  if (failed(structured.run(module)))
+    return failure();
+  // arith, math and cf to LLVM in one conversion (one walk instead of three
+  // passes), with the driver that keeps no rollback state.
+  LLVMTypeConverter converter(ctx);
+  RewritePatternSet patterns(ctx);
+  arith::populateArithToLLVMConversionPatterns(converter, patterns);
+  populateMathToLLVMConversionPatterns(converter, patterns);
+  cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
+  LLVMConversionTarget legal(*ctx);
+  ConversionConfig config;
+  config.allowPatternRollback = false;
+  if (failed(applyPartialConversion(module, legal, std::move(patterns), config)))
+    return failure();
+  PassManager casts(ctx);
+  casts.addPass(createReconcileUnrealizedCastsPass());
+  return casts.run(module);
 }
 
 void registerTileToLLVMPass() { PassRegistration<TileToLLVMPass>(); }
