@@ -12,13 +12,8 @@ export PYTHONPATH=build-gpu/python PYTHONUNBUFFERED=1
 echo "== slots"
 python3 test/gpu/run_slot_test.py --bundles out/bundles --out "$out" 2>&1 | tail -12
 echo "== sm_103a SASS of nvfp4_quant"
-python3 - <<'PY'
-import megac.bundle as b
-m = b.read_file("out/bundles/nvfp4_quant.mgb")
-for img in m.manifest["images"]:
-    if img["target"] == "sm_103a" and img["kind"] == "cubin":
-        open("/tmp/nvfp4_sm103a.cubin", "wb").write(m.blobs[img["section"] - 1])
-PY
+python3 -c 'import megac.bundle as b
+open("/tmp/nvfp4_sm103a.cubin", "wb").write(b.read_file("out/bundles/nvfp4_quant.mgb").image("sm_103a", "cubin"))'
 cuobjdump --dump-sass /tmp/nvfp4_sm103a.cubin > "$out/nvfp4_quant_sm103a.sass" 2>&1
 grep -E "F2FP.*E2M1|E2M1" "$out/nvfp4_quant_sm103a.sass" | head -4
 echo "== memcheck (one shape per kernel)"

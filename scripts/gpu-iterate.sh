@@ -32,15 +32,9 @@ fi
 if [ -n "${2:-}" ]; then
   mkdir -p "$work/sass"
   for k in ${2//,/ }; do
-    python3 - "$k" "$work/sass/$k.cubin" <<'PY'
-import sys
-import megac.bundle as b
-kernel, path = sys.argv[1], sys.argv[2]
-m = b.read_file(f"out/bundles/{kernel}.mgb")
-for img in m.manifest["images"]:
-    if img["target"] == "sm_90a" and img["kind"] == "cubin":
-        open(path, "wb").write(m.blobs[img["section"] - 1])
-PY
+    python3 -c 'import sys, megac.bundle as b
+open(sys.argv[2], "wb").write(b.read_file(f"out/bundles/{sys.argv[1]}.mgb").image("sm_90a", "cubin"))' \
+      "$k" "$work/sass/$k.cubin"
     cuobjdump --dump-sass "$work/sass/$k.cubin" > "$work/sass/$k.sass" 2>&1 && rm "$work/sass/$k.cubin"
   done
 fi
