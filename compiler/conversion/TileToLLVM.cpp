@@ -268,6 +268,12 @@ private:
   void declareLibdevice(StringRef name, Type elem, unsigned arity);
   LogicalResult lowerFastDivide(arith::DivFOp op);
   LogicalResult lowerFp8Quotient(arith::DivFOp op);
+  // v in [lo, hi] (false for NaN).
+  Value inClosedRange(Value v, float lo, float hi);
+  // n f32 values: fast(i) where `take` holds, exact(i) otherwise, behind one
+  // branch, so that a thread computes only one of the two.
+  Regs fastOrExact(Value take, int64_t n, function_ref<Value(int64_t)> fast,
+                   function_ref<Value(int64_t)> exact);
   LogicalResult lowerBf16ToF32(Operation *op);
   Value softwareF4(Value x); // exact E2M1 rounding for targets without cvt: i32 code
   Value softwareF4Pair(Value lo, Value hi); // two codes in a byte, lo in the low nibble
@@ -1462,30 +1468,39 @@ LogicalResult KernelLowering::lowerFp8Quotient(arith::DivFOp op) {
   Value inRange;
   for (auto &[s, y] : reciprocals) {
     y = arith::DivFOp::create(b, loc, ops.f32(1.0f), s);
-    Value ok = arith::AndIOp::create(
-        b, loc,
-        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, s, ops.f32(quant::kMinDivisor)),
-        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLE, s, ops.f32(quant::kMaxDivisor)));
+    Value ok = inClosedRange(s, quant::kMinDivisor, quant::kMaxDivisor);
     inRange = inRange ? arith::AndIOp::create(b, loc, inRange, ok).getResult() : ok;
   }
-  auto branch = scf::IfOp::create(b, loc, SmallVector<Type>(n, b.getF32Type()), inRange, true);
-  {
-    OpBuilder::InsertionGuard g(b);
-    b.setInsertionPointToStart(branch.thenBlock());
-    SmallVector<Value> fast;
-    for (int64_t i = 0; i < n; ++i) {
-      Value s = reg(op.getRhs(), i);
-      fast.push_back(quant::fp8Quotient(ops, reg(op.getLhs(), i), s, reciprocals.lookup(s)));
-    }
-    scf::YieldOp::create(b, loc, fast);
-    b.setInsertionPointToStart(branch.elseBlock());
-    SmallVector<Value> exact;
-    for (int64_t i = 0; i < n; ++i)
-      exact.push_back(arith::DivFOp::create(b, loc, reg(op.getLhs(), i), reg(op.getRhs(), i)));
-    scf::YieldOp::create(b, loc, exact);
-  }
-  values[op] = Regs(branch.getResults().begin(), branch.getResults().end());
+  values[op] = fastOrExact(
+      inRange, n,
+      [&](int64_t i) {
+        Value s = reg(op.getRhs(), i);
+        return quant::fp8Quotient(ops, reg(op.getLhs(), i), s, reciprocals.lookup(s));
+      },
+      [&](int64_t i) {
+        return arith::DivFOp::create(b, loc, reg(op.getLhs(), i), reg(op.getRhs(), i)).getResult();
+      });
   return success();
+}
+
+Value KernelLowering::inClosedRange(Value v, float lo, float hi) {
+  return arith::AndIOp::create(
+      b, loc, arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, v, constant(b.getF32FloatAttr(lo))),
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLE, v, constant(b.getF32FloatAttr(hi))));
+}
+
+Regs KernelLowering::fastOrExact(Value take, int64_t n, function_ref<Value(int64_t)> fast,
+                                 function_ref<Value(int64_t)> exact) {
+  auto branch = scf::IfOp::create(b, loc, SmallVector<Type>(n, b.getF32Type()), take, true);
+  OpBuilder::InsertionGuard guard(b);
+  for (bool isFast : {true, false}) {
+    b.setInsertionPointToStart(isFast ? branch.thenBlock() : branch.elseBlock());
+    SmallVector<Value> results;
+    for (int64_t i = 0; i < n; ++i)
+      results.push_back(isFast ? fast(i) : exact(i));
+    scf::YieldOp::create(b, loc, results);
+  }
+  return Regs(branch.getResults().begin(), branch.getResults().end());
 }
 
 Value KernelLowering::softwareF4(Value x) {
@@ -1645,33 +1660,19 @@ LogicalResult KernelLowering::lowerQuantize(QuantizeOp op) {
     // div.rn's slow path: divide by 1 and select). With gs in the range of
     // Nvfp4Inverse.h (a uniform branch), its reciprocal and correction;
     // otherwise div.rn.
-    Value inRange = arith::AndIOp::create(
-        b, loc,
-        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, gs, f32c(quant::kMinGlobalScale)),
-        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLE, gs, f32c(quant::kMaxGlobalScale)));
+    Value inRange = inClosedRange(gs, quant::kMinGlobalScale, quant::kMaxGlobalScale);
     SmallVector<Value> zeros, divisors;
     for (Block &blk : blocks) {
       zeros.push_back(arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, blk.sf, f32c(0)));
       divisors.push_back(arith::SelectOp::create(b, loc, zeros.back(), f32c(1), blk.sf));
     }
-    auto branch = scf::IfOp::create(b, loc, SmallVector<Type>(blocks.size(), f32), inRange, true);
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(branch.thenBlock());
-      IRInverseOps ops{b, loc};
-      SmallVector<Value> fast;
-      for (Value d : divisors)
-        fast.push_back(quant::nvfp4Inverse(ops, gs, d));
-      scf::YieldOp::create(b, loc, fast);
-      b.setInsertionPointToStart(branch.elseBlock());
-      SmallVector<Value> exact;
-      for (Value d : divisors)
-        exact.push_back(arith::DivFOp::create(b, loc, gs, d));
-      scf::YieldOp::create(b, loc, exact);
-    }
+    IRInverseOps ops{b, loc};
+    Regs inverses = fastOrExact(
+        inRange, int64_t(blocks.size()),
+        [&](int64_t i) { return quant::nvfp4Inverse(ops, gs, divisors[i]); },
+        [&](int64_t i) { return arith::DivFOp::create(b, loc, gs, divisors[i]).getResult(); });
     for (size_t i = 0; i < blocks.size(); ++i)
-      blocks[i].multiplier =
-          arith::SelectOp::create(b, loc, zeros[i], f32c(0), branch.getResult(i));
+      blocks[i].multiplier = arith::SelectOp::create(b, loc, zeros[i], f32c(0), inverses[i]);
   }
   for (Block &blk : blocks) {
     SmallVector<Value> &x = blk.x, &narrow = blk.narrow;
