@@ -1391,7 +1391,6 @@ struct IROps {
   OpBuilder &b;
   Location loc;
   Value abs(Value x) { return math::AbsFOp::create(b, loc, x); }
-  Value i8(int v) { return arith::ConstantIntOp::create(b, loc, b.getI8Type(), v); }
   Value f32(float v) {
     return arith::ConstantOp::create(b, loc, b.getF32Type(), b.getF32FloatAttr(v));
   }
