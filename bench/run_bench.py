@@ -3,6 +3,7 @@
 
     PYTHONPATH=build-gpu/python python3 bench/run_bench.py --bundles out/bundles --out OUTDIR
         [--kernels a,b] [--quick] [--rounds 3] [--repeats 10] [--budget-s 450] [--no-compile]
+        [--shape M=8192,K=4096]
         [--megac-compile-ms FILE]
 
 For every kernel (every reference in megac.reference, those with a megac bundle first) and every shape of its
@@ -55,6 +56,7 @@ def parse_args():
     p.add_argument("--rounds", type=int, default=3, help="rounds per (impl, shape) (default 3)")
     p.add_argument("--repeats", type=int, default=10, help="graph replays per round (default 10)")
     p.add_argument("--max-shapes", type=int, default=0, help="at most this many shapes per kernel")
+    p.add_argument("--shape", default="", help="only shapes with these values, e.g. M=8192,K=4096")
     p.add_argument("--budget-s", type=float, default=450.0,
                    help="skip the remaining shapes after this many seconds (default 450)")
     p.add_argument("--no-compile", action="store_true", help="skip torch.compile")
@@ -267,6 +269,9 @@ def main():
                 shapes = [shapes[0], shapes[-1]]
             if opts.max_shapes:
                 shapes = shapes[:opts.max_shapes]
+            if opts.shape:
+                want = dict(kv.split("=") for kv in opts.shape.split(","))
+                shapes = [s for s in shapes if all(str(s.get(k)) == v for k, v in want.items())]
             # a reference launched as several kernels costs the sum of their compile times
             parts = [megac_ms.get(k) for k in ref_kernel.launches]
             entry["checked"] = {}
