@@ -22,6 +22,8 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
+#include <functional>
+#include <optional>
 #include <sstream>
 
 using namespace mlir;
@@ -468,7 +470,9 @@ CompileResult compile(const CompileOptions &options) {
       out.tileIR = print(*module);
     // Registers the tiles need, from their layouts, before ptxas says: warn
     // when a kernel or variant cannot fit under its cap (once: the layouts
-    // do not depend on the target).
+    // do not depend on the target), unless ptxas then assembles it without
+    // spilling (the estimate counts no rematerialization).
+    std::vector<std::function<void()>> capWarnings;
     module->walk([&](func::FuncOp f) {
       if (!f->hasAttr(tile::attr::kKernel))
         return;
@@ -485,16 +489,28 @@ CompileResult compile(const CompileOptions &options) {
             std::find(syms.begin(), syms.end(), symbol) != syms.end())
           who = "variant '" + symbol.substr(kernel.size() + 2) +
                 "' of kernel '" + kernel + "'";
-      // mlir::emitWarning, not f.emitWarning: no IR dump attached.
-      auto diag = mlir::emitWarning(f.getLoc())
-                  << who << " needs about " << est.registers
-                  << " registers per thread for its tiles (estimated from "
-                     "their layouts), more than its "
-                  << (capAttr ? "maxnreg of " : "limit of ") << cap
-                  << ": expect spills to local memory";
+      // Locations, not ops: the lowering below replaces the ops.
+      Location loc = f.getLoc();
+      std::optional<Location> peak;
       if (est.peak)
-        diag.attachNote(est.peak->getLoc())
-            << est.liveTiles << " tiles are live here";
+        peak = est.peak->getLoc();
+      int64_t registers = est.registers, liveTiles = est.liveTiles;
+      bool hasCap = bool(capAttr);
+      auto warn = [=, &out] {
+        auto spilled = out.resources.find(symbol);
+        if (out.ptxasRan && spilled != out.resources.end() && spilled->second.spills() == 0)
+          return;
+        // mlir::emitWarning, not f.emitWarning: no IR dump attached.
+        auto diag = mlir::emitWarning(loc)
+                    << who << " needs about " << registers
+                    << " registers per thread for its tiles (estimated from "
+                       "their layouts), more than its "
+                    << (hasCap ? "maxnreg of " : "limit of ") << cap
+                    << ": expect spills to local memory";
+        if (peak)
+          diag.attachNote(*peak) << liveTiles << " tiles are live here";
+      };
+      capWarnings.push_back(warn);
     });
     if (options.layouts != CompileOptions::Layouts::None)
       out.layouts = describeLayouts(
@@ -547,6 +563,8 @@ CompileResult compile(const CompileOptions &options) {
       out.cubin = std::move(assembled.cubin);
       out.resources = std::move(assembled.kernels);
     }
+    for (auto &warn : capWarnings)
+      warn();
     result.targets.push_back(std::move(out));
   }
 

@@ -6,6 +6,8 @@
 // multiply by 1 / s (the lowering may divide by a shared s faster, with the
 // same bytes: see Tile/Quant/Fp8Quotient.h), and tile.fp_trunc is cvt.rn.satfinite.{e4m3,e5m2}x2.f32,
 // which rounds to nearest even and clamps to +-fmax like the references.
+// A hand-written division by one scale whose only uses are such roundings is
+// marked as the schemes' own quotients are.
 #include "Tile/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -165,6 +167,31 @@ private:
   }
 };
 
+// True for the rounding of quantization: to E4M3 or E5M2, to nearest even,
+// saturating (what `x as f8e4m3` and the FP8 schemes emit).
+bool isFp8Rounding(Operation *user) {
+  auto t = dyn_cast<FpTruncOp>(user);
+  if (!t || t.getRounding() != "rne" || !t.getSaturate())
+    return false;
+  Type elem = getElementTypeOrSelf(t.getResult().getType());
+  return isa<Float8E4M3FNType, Float8E5M2Type>(elem);
+}
+
+// A hand-written `x / s as f8e4m3` with one s for the whole tile (a splat)
+// is the same quotient as the per-tensor scheme's: mark it likewise, so the
+// lowering may take the reciprocal path (same FP8 bytes, Fp8Quotient.h).
+// Only when every use is such a rounding: an f32 use needs IEEE's bits.
+void markHandWrittenQuotients(ModuleOp module) {
+  module.walk([](arith::DivFOp div) {
+    auto type = dyn_cast<RankedTensorType>(div.getType());
+    if (!type || !type.getElementType().isF32() || div->hasAttr(attr::kFp8Quotient) ||
+        !div.getRhs().getDefiningOp<SplatOp>() || div->use_empty())
+      return;
+    if (llvm::all_of(div->getUsers(), isFp8Rounding))
+      div->setAttr(attr::kFp8Quotient, UnitAttr::get(div.getContext()));
+  });
+}
+
 struct TileExpandFp8 : public tile::impl::TileExpandFp8Base<TileExpandFp8> {
   void runOnOperation() override {
     SmallVector<Operation *> ops;
@@ -180,6 +207,7 @@ struct TileExpandFp8 : public tile::impl::TileExpandFp8Base<TileExpandFp8> {
         expander.expand(cast<DequantizeOp>(op));
       op->erase();
     }
+    markHandWrittenQuotients(getOperation());
   }
 };
 

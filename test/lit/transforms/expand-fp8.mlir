@@ -95,3 +95,35 @@ func.func @dequantize(%q: tensor<128xf8E4M3FN>, %s: f32, %g: tensor<4x256xf8E4M3
   %e = tile.dequantize "fp8_group" %g, %gs : tensor<4x256xf8E4M3FN>, tensor<4x2xf32> -> tensor<4x256xf32>
   return %d, %e : tensor<128xbf16>, tensor<4x256xf32>
 }
+
+// -----
+
+// A hand-written x / s rounded to FP8 (`(x / s) as f8e4m3`): the divisor is a
+// splat and every use is a saturating RNE rounding to E4M3 or E5M2, so it is
+// marked like the schemes' quotients. Not marked: a per-element divisor, a
+// quotient that is also used as f32, a rounding without saturation, and a
+// rounding to FP4.
+// CHECK-LABEL: func.func @hand_written
+// CHECK: %[[Q:.*]] = arith.divf %arg0, %{{.*}} {tile.fp8_quotient} : tensor<128xf32>
+// CHECK: tile.fp_trunc %[[Q]]
+// CHECK: %[[P:.*]] = arith.divf %arg0, %arg2 : tensor<128xf32>
+// CHECK: %[[F:.*]] = arith.divf %arg0, %{{[^ ]*}} : tensor<128xf32>
+// CHECK: %[[N:.*]] = arith.divf %arg0, %{{[^ ]*}} : tensor<128xf32>
+// CHECK: tile.fp_trunc %[[N]] {rounding = "rne", saturate = false}
+// CHECK: %[[B:.*]] = arith.divf %arg0, %{{[^ ]*}} : tensor<128xf32>
+// CHECK: tile.fp_trunc %[[B]] {{.*}} -> tensor<128xf4E2M1FN>
+func.func @hand_written(%x: tensor<128xf32>, %s: f32, %t: tensor<128xf32>)
+    -> (tensor<128xf8E4M3FN>, tensor<128xf8E5M2>, tensor<128xf32>, tensor<128xf8E4M3FN>, tensor<128xf4E2M1FN>) {
+  %st = tile.splat %s : f32 -> tensor<128xf32>
+  %q = arith.divf %x, %st : tensor<128xf32>
+  %q8 = tile.fp_trunc %q {rounding = "rne", saturate = true} : tensor<128xf32> -> tensor<128xf8E4M3FN>
+  %p = arith.divf %x, %t : tensor<128xf32>
+  %p8 = tile.fp_trunc %p {rounding = "rne", saturate = true} : tensor<128xf32> -> tensor<128xf8E5M2>
+  %f = arith.divf %x, %st : tensor<128xf32>
+  %f8 = tile.fp_trunc %f {rounding = "rne", saturate = true} : tensor<128xf32> -> tensor<128xf8E4M3FN>
+  %n = arith.divf %x, %st : tensor<128xf32>
+  %n8 = tile.fp_trunc %n {rounding = "rne", saturate = false} : tensor<128xf32> -> tensor<128xf8E4M3FN>
+  %b = arith.divf %x, %st : tensor<128xf32>
+  %b4 = tile.fp_trunc %b {rounding = "rne", saturate = true} : tensor<128xf32> -> tensor<128xf4E2M1FN>
+  return %q8, %p8, %f, %n8, %b4 : tensor<128xf8E4M3FN>, tensor<128xf8E5M2>, tensor<128xf32>, tensor<128xf8E4M3FN>, tensor<128xf4E2M1FN>
+}

@@ -9,7 +9,10 @@ def TileExpandFp8 : Pass<"tile-expand-fp8", "::mlir::ModuleOp"> {
     Rewrites `fp8`, `fp8_group` and `fp8_group_ue8m0` quantization into
     absf, a max reduction per group of 128, IEEE divisions and tile.fp_trunc
     (dequantization into extf, mulf and truncf): the ops a kernel writes by
-    hand, with the same bits. Runs before tile-assign-layouts.
+    hand, with the same bits. A hand-written f32 division by a splat scalar
+    whose only uses are saturating round-to-nearest-even truncations to E4M3
+    or E5M2 gets the same `tile.fp8_quotient` mark as the schemes' divisions.
+    Runs before tile-assign-layouts.
   }];
   let dependentDialects = ["::mlir::tile::TileDialect", "::mlir::arith::ArithDialect",
                            "::mlir::math::MathDialect"];
