@@ -72,6 +72,20 @@ SmallVector<Value> loadWords(OpBuilder &b, Location loc, Value ptr, Value pred,
   return words;
 }
 
+void storeNarrow(OpBuilder &b, Location loc, Value ptr, Value pred, Value value) {
+  Type type = value.getType();
+  unsigned bits = type.isIntOrFloat() ? type.getIntOrFloatBitWidth()
+                                      : unsigned(cast<VectorType>(type).getNumElements() *
+                                                 cast<VectorType>(type).getElementTypeBitWidth());
+  // PTX has no 8-bit registers: a byte goes out of the low half of a .b16.
+  Type i16 = b.getI16Type();
+  Value half = LLVM::BitcastOp::create(b, loc, b.getIntegerType(bits), value);
+  if (bits == 8)
+    half = LLVM::ZExtOp::create(b, loc, i16, half);
+  std::string text = "@$0 st.global.b" + std::to_string(bits) + " [$1], $2;";
+  inlineAsm(b, loc, Type(), ValueRange{pred, ptr, half}, text, "b,l,h");
+}
+
 void storeWords(OpBuilder &b, Location loc, Value ptr, Value pred,
                 ArrayRef<Value> words) {
   size_t n = words.size();

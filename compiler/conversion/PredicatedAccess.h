@@ -33,6 +33,12 @@ llvm::SmallVector<mlir::Value> loadWords(mlir::OpBuilder &b, mlir::Location loc,
                                          mlir::Value ptr, mlir::Value pred,
                                          llvm::ArrayRef<mlir::Value> others);
 
+/// Stores `value` (8 or 16 bits: a scalar or a vector) at `ptr` when `pred`
+/// (i1) holds, as one `@p st.global.b8/b16`: a masked byte store (FP8 or
+/// NVFP4 scales, a bf16 scalar) then needs no branch either.
+void storeNarrow(mlir::OpBuilder &b, mlir::Location loc, mlir::Value ptr, mlir::Value pred,
+                 mlir::Value value);
+
 /// Stores the i32 `words` consecutively at `ptr` when `pred` (i1) holds.
 void storeWords(mlir::OpBuilder &b, mlir::Location loc, mlir::Value ptr,
                 mlir::Value pred, llvm::ArrayRef<mlir::Value> words);

@@ -818,6 +818,10 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
         ptx::storeWords(b, loc, ptr, maskOf(r), ptx::toWords(b, loc, reg(op.getValue(), r)));
         continue;
       }
+      if (maskOf(r) && bytes <= 2) {
+        ptx::storeNarrow(b, loc, ptr, maskOf(r), reg(op.getValue(), r));
+        continue;
+      }
       guarded(maskOf(r), [&] {
         LLVM::StoreOp::create(b, loc, reg(op.getValue(), r), ptr, bytes);
       });
@@ -828,6 +832,10 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
       v = LLVM::InsertElementOp::create(b, loc, v, reg(op.getValue(), r + k), i32(k));
     if (op.getMask() && plan.maskUniform && ptx::predicatable(width * bytes)) {
       ptx::storeWords(b, loc, ptr, maskOf(r), ptx::toWords(b, loc, v));
+      continue;
+    }
+    if (op.getMask() && plan.maskUniform && width * bytes == 2) {
+      ptx::storeNarrow(b, loc, ptr, maskOf(r), v);
       continue;
     }
     if (!op.getMask() || plan.maskUniform) {
