@@ -139,6 +139,16 @@ public:
     out.maxnreg = smallInt(v, path, "maxnreg", 0, false);
     out.minCtasPerSm = smallInt(v, path, "min_ctas_per_sm", 0, false);
     out.when = string(v, path, "when", false);
+    out.numWarps = smallInt(v, path, "num_warps", 0, false);
+    if (out.numWarps > 32)
+      fail(path + ".num_warps",
+           "at most 32 (1024 threads), found " + std::to_string(out.numWarps));
+    if (const Value *grid = optional(v, path, "grid", Value::Kind::Array)) {
+      out.grid = strings(*grid, path + ".grid");
+      if (out.grid.size() != 3)
+        fail(path + ".grid",
+             "expected 3 expressions, found " + std::to_string(out.grid.size()));
+    }
     return out;
   }
 
@@ -170,7 +180,7 @@ public:
     }
     // A kernel without declared variants is its own single variant.
     if (k.variants.empty())
-      k.variants.push_back({"default", k.name, 0, 0, ""});
+      k.variants.push_back({"default", k.name, 0, 0, "", 0, {}});
     return k;
   }
 
@@ -259,6 +269,10 @@ Value variantToJson(const VariantInfo &var) {
   v.set("maxnreg", Value::integer(var.maxnreg));
   v.set("min_ctas_per_sm", Value::integer(var.minCtasPerSm));
   v.set("when", Value::string(var.when));
+  if (var.numWarps)
+    v.set("num_warps", Value::integer(var.numWarps));
+  if (!var.grid.empty())
+    v.set("grid", stringArray(var.grid));
   return v;
 }
 
@@ -340,8 +354,8 @@ bool operator==(const ParamInfo &a, const ParamInfo &b) {
 }
 
 bool operator==(const VariantInfo &a, const VariantInfo &b) {
-  return std::tie(a.name, a.symbol, a.maxnreg, a.minCtasPerSm, a.when) ==
-         std::tie(b.name, b.symbol, b.maxnreg, b.minCtasPerSm, b.when);
+  return std::tie(a.name, a.symbol, a.maxnreg, a.minCtasPerSm, a.when, a.numWarps, a.grid) ==
+         std::tie(b.name, b.symbol, b.maxnreg, b.minCtasPerSm, b.when, b.numWarps, b.grid);
 }
 
 bool operator==(const KernelInfo &a, const KernelInfo &b) {

@@ -160,7 +160,21 @@ KernelSignature::KernelSignature(KernelInfo info) : info_(std::move(info)) {
                         ? Expr()
                         : compile(v.when, whenNames,
                                   "variant " + quoted(v.name) + ": when"));
+    std::array<Expr, 3> grid;
+    if (!v.grid.empty())
+      for (int d = 0; d < 3; ++d)
+        grid[size_t(d)] = compile(v.grid[size_t(d)], gridNames,
+                                  "variant " + quoted(v.name) + ": grid[" +
+                                      std::to_string(d) + "]");
+    variantGrid_.push_back(std::move(grid));
+    hasGrid_.push_back(!v.grid.empty());
+    threads_.push_back(uint32_t(v.numWarps ? v.numWarps : info_.numWarps) * 32);
   }
+}
+
+void KernelSignature::evalGrid(int variant, int64_t *env, int64_t g[3]) const {
+  for (int d = 0; d < 3; ++d)
+    g[d] = variant < 0 ? grid_[d].eval(env) : variantGrid_[size_t(variant)][size_t(d)].eval(env);
 }
 
 void KernelSignature::refuse(size_t param, const std::string &why) const {
@@ -328,9 +342,19 @@ void KernelSignature::computeGrid(const Grid *grid, int64_t sms,
   if (grid) {
     g[0] = grid->x, g[1] = grid->y, g[2] = grid->z;
   } else {
-    for (int d = 0; d < 3; ++d)
-      g[d] = grid_[d].eval(out.env);
+    evalGrid(-1, out.env, g);
   }
+  // The variant is chosen on the kernel's grid; one with its own grid then
+  // launches that one (unless the caller gave the grid).
+  int64_t ctas = g[0] * g[1] * g[2];
+  out.variant = selectVariant(out.env, ctas, sms);
+  if (out.variant < 0)
+    throw ArgError(
+        "megac: kernel " + quoted(info_.name) +
+        ": no variant's condition holds (ctas = " + std::to_string(ctas) +
+        ", sms = " + std::to_string(sms) + ")");
+  if (!grid && hasGrid_[size_t(out.variant)])
+    evalGrid(out.variant, out.env, g);
   static constexpr int64_t kLimit[3] = {INT32_MAX, 65535, 65535};
   for (int d = 0; d < 3; ++d) {
     if (g[d] < 0 || g[d] > kLimit[d])
@@ -340,14 +364,7 @@ void KernelSignature::computeGrid(const Grid *grid, int64_t sms,
                      std::to_string(kLimit[d]) + "])");
     out.grid[d] = uint32_t(g[d]);
   }
-  int64_t ctas = g[0] * g[1] * g[2];
-  out.variant = selectVariant(out.env, ctas, sms);
-  if (out.variant < 0)
-    throw ArgError(
-        "megac: kernel " + quoted(info_.name) +
-        ": no variant's condition holds (ctas = " + std::to_string(ctas) +
-        ", sms = " + std::to_string(sms) + ")");
-  out.block[0] = uint32_t(info_.numWarps) * 32;
+  out.block[0] = threads_[size_t(out.variant)];
   out.block[1] = out.block[2] = 1;
   // megac kernels declare their shared memory statically (the manifest's
   // shared_bytes reports it): launches ask for no dynamic shared memory.

@@ -21,6 +21,7 @@
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <array>
 #include <chrono>
 #include <functional>
 #include <optional>
@@ -215,7 +216,7 @@ std::string describeLayouts(ModuleOp module, const TargetOutput &out,
 
 void buildManifest(const fe::Module &mod, const CompileResult &result,
                    const std::map<std::string, int64_t> &sharedBytes,
-                   rt::Manifest &m) {
+                   const VariantBodies &bodies, rt::Manifest &m) {
   m.compilerVersion = compilerVersion();
   m.module = result.moduleName;
   for (const fe::KernelDecl &k : mod.kernels()) {
@@ -241,13 +242,25 @@ void buildManifest(const fe::Module &mod, const CompileResult &result,
     }
     auto addVariant = [&](const std::string &name, const std::string &symbol,
                           std::optional<int64_t> maxnreg,
-                          std::optional<int64_t> minCtas, const fe::Expr *when) {
+                          std::optional<int64_t> minCtas, const fe::Expr *when,
+                          std::optional<int64_t> numWarps) {
       rt::VariantInfo v;
       v.name = name;
       v.symbol = symbol;
       v.maxnreg = int(maxnreg.value_or(0));
       v.minCtasPerSm = int(minCtas.value_or(0));
       v.when = when ? fe::manifestExpr(*when) : "";
+      if (numWarps && *numWarps != k.numWarps)
+        v.numWarps = int(*numWarps);
+      // A variant whose constants change the grid launches its own.
+      auto body = bodies.find(symbol);
+      if (body != bodies.end()) {
+        std::array<std::string, 3> grid = {"1", "1", "1"};
+        for (size_t i = 0; i < body->second->grid.size() && i < 3; ++i)
+          grid[i] = fe::manifestExpr(*body->second->grid[i]);
+        if (grid != info.grid)
+          v.grid.assign(grid.begin(), grid.end());
+      }
       info.variants.push_back(v);
       auto it = sharedBytes.find(symbol);
       if (it != sharedBytes.end())
@@ -256,20 +269,19 @@ void buildManifest(const fe::Module &mod, const CompileResult &result,
     for (const fe::Variant &v : k.variants)
       addVariant(v.name, variantSymbol(k.name, v.name),
                  v.maxnreg ? v.maxnreg : k.maxnreg,
-                 v.minCtasPerSm ? v.minCtasPerSm : k.minCtasPerSm, v.when.get());
-    addVariant("default", k.name, k.maxnreg, k.minCtasPerSm, nullptr);
+                 v.minCtasPerSm ? v.minCtasPerSm : k.minCtasPerSm, v.when.get(),
+                 v.numWarps);
+    addVariant("default", k.name, k.maxnreg, k.minCtasPerSm, nullptr, std::nullopt);
     m.kernels.push_back(std::move(info));
   }
 }
 
-/// The launch interface of a kernel as the manifest spells it: (what, expr)
-/// for the grid and the parameter shapes. A variant must keep it (one
-/// manifest entry per kernel).
+/// The parameter interface of a kernel as the manifest spells it: (what,
+/// expr) for the parameter shapes. A variant must keep it (one manifest
+/// entry per kernel); its grid may differ (the manifest records it).
 std::vector<std::pair<std::string, std::string>>
 launchInterface(const fe::KernelDecl &k) {
   std::vector<std::pair<std::string, std::string>> parts;
-  for (const fe::ExprPtr &g : k.grid)
-    parts.emplace_back("grid", fe::manifestExpr(*g));
   for (const fe::ParamDecl &p : k.params)
     for (const fe::ExprPtr &d : p.shape)
       parts.emplace_back("shape of '" + p.var->name + "'", fe::manifestExpr(*d));
@@ -319,10 +331,10 @@ bool specializeVariants(const fe::Module &mod, const std::string &path,
       for (size_t i = 0; i < before.size(); ++i)
         if (before[i] != after[i]) {
           diags.error(v.range,
-                      what + " changes the " + before[i].first + " '" +
+                      what + " changes the " + before[i].first + " from '" +
                           before[i].second + "' to '" + after[i].second + "'",
-                      "a variant's constants may change the kernel body only; the grid "
-                      "and parameter shapes are the kernel's (one manifest entry)");
+                      "a variant's constants may change the kernel body and its grid; the "
+                      "parameter shapes are the kernel's (one manifest entry)");
           ok = false;
           break;
         }
@@ -568,7 +580,7 @@ CompileResult compile(const CompileOptions &options) {
     result.targets.push_back(std::move(out));
   }
 
-  buildManifest(*mod, result, sharedBytes, bundle.manifest);
+  buildManifest(*mod, result, sharedBytes, variantBodies, bundle.manifest);
   bundle.manifest.sourceHash = hashSource(sm.text(mod->root().fileId));
   for (const TargetOutput &out : result.targets) {
     bundle.blobs.push_back(out.ptx);

@@ -4,6 +4,7 @@
 #include "megac/runtime/bundle.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -20,7 +21,8 @@ options:
   --target T          sm_90a, sm_100a, sm_103a, or all (default: all); repeatable
   -o OUT              write the output here (default: stdout, or a report)
   --emit KIND         ast | tile | tile-layout | layouts | llvm | llvm-ir | ptx |
-                      cubin | bundle | header | report
+                      cubin | bundle | header | manifest | report
+                      (manifest: the bundle's manifest, JSON)
                       (default: bundle with -o FILE.mgb, else report)
   --print-layout[=full]  same as --emit layouts: every kernel's tile types with
                       their layouts and registers per thread; =full adds which
@@ -118,7 +120,7 @@ Args parseArgs(int argc, char **argv) {
     usageError("no input file");
   static const char *kinds[] = {"ast",     "tile", "tile-layout", "layouts",
                                 "llvm",    "llvm-ir", "ptx",      "cubin",
-                                "bundle",  "header", "report"};
+                                "bundle",  "header", "manifest", "report"};
   if (!a.emit.empty() &&
       std::find(std::begin(kinds), std::end(kinds), a.emit) == std::end(kinds))
     usageError("unknown --emit kind '" + a.emit + "'");
@@ -140,6 +142,17 @@ Args parseArgs(int argc, char **argv) {
   if (a.files.size() > 1 && a.emit != "report")
     usageError("several input files are only allowed for the report");
   return a;
+}
+
+/// The symbol of `--emit header`'s array: megac_bundle_ and the module name
+/// with every character that a C identifier may not hold as '_' (a file
+/// named attn-decode.mega gives megac_bundle_attn_decode).
+std::string headerSymbol(const std::string &moduleName) {
+  std::string symbol = "megac_bundle_" + moduleName;
+  for (char &c : symbol)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_')
+      c = '_';
+  return symbol;
 }
 
 void writeOutput(const Args &a, const std::string &data) {
@@ -242,7 +255,11 @@ int main(int argc, char **argv) {
     } else if (a.emit == "bundle")
       writeOutput(a, r.bundle);
     else if (a.emit == "header")
-      writeOutput(a, megac::rt::bundleToCppHeader(r.bundle, "megac_bundle_" + r.moduleName));
+      writeOutput(a, megac::rt::bundleToCppHeader(r.bundle, headerSymbol(r.moduleName)));
+    else if (a.emit == "manifest")
+      writeOutput(a, megac::rt::manifestToJson(
+                         megac::rt::readBundle(r.bundle.data(), r.bundle.size(), r.moduleName)
+                             .manifest) + "\n");
   }
   return anyError ? 1 : 0;
 }

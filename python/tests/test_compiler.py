@@ -253,3 +253,34 @@ def test_save_and_load_bytes(tmp_path):
     mod = cm.load()  # loading the bundle needs no GPU; launching does
     assert mod.kernels == ["vector_add"]
     assert rt.Bundle.from_file(str(path)).kernels == ["vector_add"]
+
+
+VARIANT_GRID_SOURCE = """\
+const ROWS = 4;
+
+@num_warps(4)
+@grid(cdiv(M, ROWS))
+@variant(one_row, ROWS = 1, num_warps = 1, when = M <= 64)
+kernel rows(x: *f32[M, 128], M: i32) {
+    let r = program_id(0) * ROWS + arange(0, ROWS);
+    let c = arange(0, 128);
+    store(x + r[:, None] * 128 + c[None, :], 1.0, r[:, None] < M);
+}
+"""
+
+
+def test_variant_with_its_own_grid_and_warps():
+    """A variant whose constants change the grid records it, and its warps, in the manifest; the runtime
+    chooses it on the kernel's grid and then launches its own grid and CTA size."""
+    cm = megac.compile(VARIANT_GRID_SOURCE, ptxas=False)
+    (k,) = cm.manifest["kernels"]
+    assert k["grid"] == ["cdiv(M, 4)", "1", "1"] and k["num_warps"] == 4
+    one_row, default = k["variants"]
+    assert one_row["grid"] == ["cdiv(M, 1)", "1", "1"] and one_row["num_warps"] == 1
+    assert "grid" not in default and "num_warps" not in default
+    pytest.importorskip("megac._runtime", reason="megac._runtime not built")
+    mod = megac.load_bytes(cm.bundle, "rows.mgb")
+    small = mod.rows.prepare(megac.RawTensor(0x10000, "f32", (64, 128)))
+    assert small["grid"] == (64, 1, 1) and small["block"][0] == 32
+    big = mod.rows.prepare(megac.RawTensor(0x10000, "f32", (65, 128)))
+    assert big["grid"] == (17, 1, 1) and big["block"][0] == 128

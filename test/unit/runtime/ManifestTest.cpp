@@ -79,6 +79,28 @@ TEST(Manifest, JsonRoundTrip) {
   EXPECT_EQ(parseManifest(manifestToJson(spec), "spec2"), spec);
 }
 
+// A variant's own grid and warps are written only when it has them, and
+// read back; an old manifest without them reads as the kernel's.
+TEST(Manifest, VariantGridAndWarpsRoundTrip) {
+  Manifest m = test::sampleBundle().manifest;
+  m.kernels[0].variants.insert(m.kernels[0].variants.begin(),
+                               {"rows", "vector_add__rows", 0, 0, "n <= 1024", 8,
+                                {"n", "1", "1"}});
+  std::string text = manifestToJson(m);
+  EXPECT_NE(text.find("\"grid\": [\"n\", \"1\", \"1\"]"), std::string::npos) << text;
+  Manifest back = parseManifest(text, "rt");
+  EXPECT_EQ(back, m);
+  EXPECT_EQ(back.kernels[0].variants[0].numWarps, 8);
+  EXPECT_EQ(back.kernels[0].variants[1].numWarps, 0);
+  EXPECT_TRUE(back.kernels[0].variants[1].grid.empty());
+  Manifest changed = m;
+  changed.kernels[0].variants[0].grid[0] = "2 * n";
+  EXPECT_FALSE(changed == m);
+  changed = m;
+  changed.kernels[0].variants[0].numWarps = 4;
+  EXPECT_FALSE(changed == m);
+}
+
 TEST(Manifest, EqualityNoticesADifference) {
   Manifest a = test::sampleBundle().manifest;
   Manifest b = a;
@@ -133,6 +155,12 @@ TEST(Manifest, SchemaErrorsNameTheField) {
                              "\"grid\": [\"1\"]")),
             "megac: m.json: manifest kernels[0].grid: expected 3 expressions, "
             "found 1");
+  EXPECT_EQ(errorOf(replaced("\"when\": \"\"", "\"when\": \"\", \"grid\": [\"1\", \"1\"]")),
+            "megac: m.json: manifest kernels[0].variants[0].grid: expected 3 "
+            "expressions, found 2");
+  EXPECT_EQ(errorOf(replaced("\"when\": \"\"", "\"when\": \"\", \"num_warps\": 64")),
+            "megac: m.json: manifest kernels[0].variants[0].num_warps: at most 32 "
+            "(1024 threads), found 64");
   EXPECT_EQ(errorOf(replaced("\"module\": \"vector_add\"", "\"module\": 3")),
             "megac: m.json: manifest module: expected a string, found a "
             "number");

@@ -281,6 +281,48 @@ TEST(Signature, VariantByScalarParameter) {
   EXPECT_EQ(variantFor(2064), "vector_add");
 }
 
+// A variant whose constants change the grid (softmax_small's one row a CTA
+// at small M) launches its own grid and warps; the condition sees the
+// kernel's grid; a grid the caller gives wins.
+TEST(Signature, VariantWithItsOwnGridAndWarps) {
+  KernelInfo k = test::vectorAddKernel();
+  k.variants = {{"rows", "vector_add__rows", 0, 0, "ctas <= 2", 8, {"n / 16", "2", "1"}},
+                {"default", "vector_add", 0, 0, ""}};
+  KernelSignature sig(k);
+  LaunchConfig c;
+  auto args = vectorAddArgs(2048); // kernel grid: 2 CTAs
+  sig.prepare(args.data(), args.size(), 132, nullptr, c);
+  EXPECT_EQ(sig.info().variants[size_t(c.variant)].name, "rows");
+  EXPECT_EQ(c.grid[0], 128u);
+  EXPECT_EQ(c.grid[1], 2u);
+  EXPECT_EQ(c.block[0], 256u);
+  LaunchConfig d;
+  args = vectorAddArgs(4096); // 4 CTAs: the default, its grid and warps
+  sig.prepare(args.data(), args.size(), 132, nullptr, d);
+  EXPECT_EQ(sig.info().variants[size_t(d.variant)].name, "default");
+  EXPECT_EQ(d.grid[0], 4u);
+  EXPECT_EQ(d.grid[1], 1u);
+  EXPECT_EQ(d.block[0], 128u);
+  LaunchConfig e;
+  Grid given{2, 1, 1};
+  args = vectorAddArgs(2048);
+  sig.prepare(args.data(), args.size(), 132, &given, e);
+  EXPECT_EQ(sig.info().variants[size_t(e.variant)].name, "rows");
+  EXPECT_EQ(e.grid[0], 2u);
+  EXPECT_EQ(e.grid[1], 1u);
+  EXPECT_EQ(e.block[0], 256u);
+}
+
+// The variant's grid is range-checked like the kernel's.
+TEST(Signature, VariantGridOutOfRange) {
+  KernelInfo k = test::vectorAddKernel();
+  k.variants = {{"rows", "vector_add__rows", 0, 0, "", 0, {"1", "n", "1"}}};
+  KernelSignature sig(k);
+  EXPECT_EQ(refusal(sig, vectorAddArgs(1 << 17)),
+            "megac: kernel 'vector_add': grid [1, 131072, 1] is out of range "
+            "(dimension 1 must be in [0, 65535])");
+}
+
 TEST(Signature, NoVariantHolds) {
   KernelInfo k = test::vectorAddKernel();
   k.variants = {{"big", "vector_add", 0, 0, "ctas > 1000"}};

@@ -41,8 +41,14 @@ struct VariantInfo {
   std::string symbol;
   int maxnreg = 0;
   int minCtasPerSm = 0;
-  /// Selection condition; "" always holds.
+  /// Selection condition; "" always holds. Its `ctas` is the kernel's grid's.
   std::string when;
+  /// Warps per CTA when the variant's differ from the kernel's (0: the
+  /// kernel's num_warps).
+  int numWarps = 0;
+  /// The variant's own grid, when its constants change the kernel's (empty:
+  /// the kernel's grid).
+  std::vector<std::string> grid;
 };
 
 struct KernelInfo {

@@ -14,6 +14,7 @@
 #include "megac/runtime/expr.h"
 #include "megac/runtime/manifest.h"
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -64,8 +65,10 @@ public:
   const std::string &name() const { return info_.name; }
 
   /// Checks `args` against the manifest, binds and infers scalars, computes the
-  /// grid (or takes `grid`), picks the first variant whose condition holds on
-  /// `sms` multiprocessors, and fills `out`. Allocates nothing unless it
+  /// kernel's grid (or takes `grid`), picks the first variant whose condition
+  /// holds on `sms` multiprocessors (`ctas` is that grid's), takes the
+  /// variant's own grid and warps where it has them (a given `grid` stays),
+  /// and fills `out`. Allocates nothing unless it
   /// throws ArgError "megac: kernel 'K': parameter 'P': REASON".
   void prepare(const Arg *args, size_t count, int64_t sms, const Grid *grid,
                LaunchConfig &out) const;
@@ -91,10 +94,17 @@ private:
   void computeGrid(const Grid *grid, int64_t sms, LaunchConfig &out) const;
   void packParams(const Arg *args, const int *argOf, LaunchConfig &out) const;
 
+  /// The grid of `info_.grid` (variant < 0) or of a variant with its own.
+  void evalGrid(int variant, int64_t *env, int64_t g[3]) const;
+
   KernelInfo info_;
   std::vector<CompiledParam> params_;
   Expr grid_[3];
   std::vector<Expr> when_;
+  /// Per variant: its own grid (hasGrid_) and its CTA size in threads.
+  std::vector<std::array<Expr, 3>> variantGrid_;
+  std::vector<bool> hasGrid_;
+  std::vector<uint32_t> threads_;
   int numInferable_ = 0;
   int ctasIndex_ = 0;
   int smsIndex_ = 0;
