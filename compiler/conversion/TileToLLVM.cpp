@@ -499,6 +499,21 @@ LogicalResult KernelLowering::lowerElementwise(Operation *op) {
              << getElementTypeOrSelf(t)
              << " is not supported: convert to f32 first";
   SmallVector<Regs> results(op->getNumResults());
+  // An exact division by 2^k (the dividend a known multiple) is a shift:
+  // one instruction instead of sdiv's shift-add-shift rounding toward zero.
+  if (int64_t divisor = axisInfo.exactPowerOfTwoDivisor(op)) {
+    Type elem = getElementTypeOrSelf(op->getResult(0).getType());
+    Value shift = arith::ConstantOp::create(
+        b, loc, b.getIntegerAttr(elem, llvm::Log2_64(uint64_t(divisor))));
+    for (int64_t i = 0; i < n; ++i) {
+      Value x = reg(op->getOperand(0), i);
+      results[0].push_back(isa<arith::DivSIOp>(op)
+                               ? arith::ShRSIOp::create(b, loc, x, shift).getResult()
+                               : arith::ShRUIOp::create(b, loc, x, shift).getResult());
+    }
+    values[op->getResult(0)] = results[0];
+    return success();
+  }
   for (int64_t i = 0; i < n; ++i) {
     OperationState state(loc, op->getName());
     for (Value v : op->getOperands())
@@ -1405,8 +1420,17 @@ struct IROps {
   Value minf(Value x, float bound) { return arith::MinNumFOp::create(b, loc, x, f32(bound)); }
   Value exponent(Value x) { return arith::ShRUIOp::create(b, loc, bits(x), i32(23)); }
   Value maxi(Value x, int bound) { return arith::MaxSIOp::create(b, loc, x, i32(bound)); }
+  // One mad.lo.s32, as inline asm: LLVM's straight-line strength reduction
+  // otherwise spends more time on these multiply-adds by one stride (two a
+  // pair of values) than on the rest of an NVFP4 kernel, to no effect.
   Value madi(Value x, int32_t mul, int32_t add) {
-    return arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, x, i32(mul)), i32(add));
+    return LLVM::InlineAsmOp::create(
+               b, loc, b.getI32Type(), ValueRange{x},
+               "mad.lo.s32 $0, $1, " + std::to_string(mul) + ", " + std::to_string(add) + ";",
+               "=r,r", /*has_side_effects=*/false, /*is_align_stack=*/false,
+               LLVM::tailcallkind::TailCallKind::None,
+               LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT), ArrayAttr())
+        .getResult(0);
   }
   Value addBits(Value x, Value pattern) {
     Value m = arith::BitcastOp::create(b, loc, b.getF32Type(), pattern);

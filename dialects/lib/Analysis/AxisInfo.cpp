@@ -263,3 +263,12 @@ int64_t AxisInfoAnalysis::vectorWidth(Value ptr, Value mask, unsigned dim,
     width &= width - 1;
   return std::max<int64_t>(1, width);
 }
+
+int64_t AxisInfoAnalysis::exactPowerOfTwoDivisor(Operation *div) {
+  if (!isa<arith::DivSIOp, arith::DivUIOp>(div))
+    return 0;
+  std::optional<int64_t> c = constantInt(div->getOperand(1));
+  if (!c || *c < 2 || (*c & (*c - 1)))
+    return 0;
+  return allElementsDivisibility(get(div->getOperand(0))) % *c == 0 ? *c : 0;
+}

@@ -31,6 +31,12 @@ public:
   int64_t vectorWidth(Value ptr, Value mask, unsigned dim, int64_t perThread,
                       int64_t elemBytes);
 
+  /// A power of two 2^k (k >= 1) when `div` (arith.divsi / divui) divides
+  /// by the constant 2^k a dividend that every element of is a multiple of
+  /// 2^k (a `multiple_of` parameter, say): the quotient is then exact, a
+  /// shift right by k. 0 otherwise.
+  int64_t exactPowerOfTwoDivisor(Operation *div);
+
 private:
   AxisInfo compute(Value value);
   llvm::DenseMap<Value, AxisInfo> cache;
