@@ -408,7 +408,9 @@ CompileResult compile(const CompileOptions &options) {
     return finish();
   if (!selectKernels(*mod, options.kernels, diags))
     return finish();
-  {
+  // The AST and the tile IR as text only when asked for (--emit ast / tile,
+  // Python's emit_ir): printing the module costs about a millisecond.
+  if (options.keepIR) {
     std::ostringstream os;
     fe::printAST(*mod, os);
     result.ast = os.str();
@@ -444,7 +446,8 @@ CompileResult compile(const CompileOptions &options) {
     return finish();
   if (failed(verify(*tileModule)))
     return finish();
-  result.tileIR = print(*tileModule);
+  if (options.keepIR)
+    result.tileIR = print(*tileModule);
   double frontendMs = msSince(start);
 
   std::string libdevice = findLibdevice();
@@ -459,6 +462,9 @@ CompileResult compile(const CompileOptions &options) {
     out.target = target->name;
     OwningOpRef<ModuleOp> module = (*tileModule).clone();
     PassManager pm(&ctx);
+    // One verification after the pipeline instead of one per pass (each walks
+    // the whole module); --print-ir-after-all keeps the per-pass checks.
+    pm.enableVerifier(options.printIRAfterAll);
     if (options.printIRAfterAll) {
       ctx.disableMultithreading();
       pm.enableIRPrinting([](Pass *, Operation *) { return false; },
@@ -475,7 +481,7 @@ CompileResult compile(const CompileOptions &options) {
     pm.addPass(createCSEPass());
     pm.addPass(tile::createTileAssignSharedLayouts());
     pm.addPass(tile::createTileHoistScalarLoads());
-    if (failed(pm.run(*module)))
+    if (failed(pm.run(*module)) || failed(verify(*module)))
       return finish();
     double passesMs = msSince(t0);
     if (options.keepIR)
@@ -484,6 +490,7 @@ CompileResult compile(const CompileOptions &options) {
     // when a kernel or variant cannot fit under its cap (once: the layouts
     // do not depend on the target), unless ptxas then assembles it without
     // spilling (the estimate counts no rematerialization).
+    auto Tq = std::chrono::steady_clock::now();
     std::vector<std::function<void()>> capWarnings;
     module->walk([&](func::FuncOp f) {
       if (!f->hasAttr(tile::attr::kKernel))
@@ -524,6 +531,7 @@ CompileResult compile(const CompileOptions &options) {
       };
       capWarnings.push_back(warn);
     });
+    fprintf(stderr, "   estimate %.2f\n", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - Tq).count());
     if (options.layouts != CompileOptions::Layouts::None)
       out.layouts = describeLayouts(
           *module, out, options.layouts == CompileOptions::Layouts::Full);

@@ -22,7 +22,7 @@ struct CompileOptions {
   // The whole file is still checked.
   std::vector<std::string> kernels;
   bool runPtxas = true;           // when ptxas is installed
-  bool keepIR = false;            // fill TargetOutput::tileIR/llvmDialect/llvmIR
+  bool keepIR = false;            // fill ast, tileIR and TargetOutput::tileIR/llvmDialect/llvmIR
   bool printIRAfterAll = false;   // dump every stage to stderr
   bool timePhases = false;        // print where compile time goes to stderr
   // Fill TargetOutput::layouts: every kernel's tile types after layout
@@ -50,8 +50,8 @@ struct CompileResult {
   bool ok = false;
   std::string diagnostics; // formatted: file:line:col: error: ... with caret
   std::string moduleName;
-  std::string ast;    // --emit ast
-  std::string tileIR; // straight from the frontend, before any pass
+  std::string ast;    // --emit ast (keepIR)
+  std::string tileIR; // straight from the frontend, before any pass (keepIR)
   std::vector<TargetOutput> targets;
   std::vector<std::string> kernelNames;
   std::map<std::string, std::vector<std::string>> symbols; // kernel -> symbols

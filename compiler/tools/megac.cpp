@@ -212,7 +212,8 @@ int main(int argc, char **argv) {
     opts.kernels = a.kernels;
     opts.targets = a.targets;
     opts.runPtxas = a.ptxas;
-    opts.keepIR = a.emit == "tile-layout" || a.emit == "llvm" || a.emit == "llvm-ir";
+    opts.keepIR = a.emit == "ast" || a.emit == "tile" || a.emit == "tile-layout" ||
+                  a.emit == "llvm" || a.emit == "llvm-ir";
     opts.printIRAfterAll = a.printIR;
     opts.timePhases = a.timePhases;
     if (a.emit == "layouts")

@@ -112,12 +112,7 @@ private:
       if (isa<BroadcastOp, ExpandDimsOp>(def))
         v = def->getOperand(0);
       else if (auto conv = dyn_cast<ConvertLayoutOp>(def)) {
-        auto s = tileLayoutOf(conv.getSrc().getType());
-        auto d = tileLayoutOf(conv.getType());
-        auto shape = conv.getType().getShape();
-        if (!s || !d ||
-            !layout::equivalent(*s, *d, {shape.begin(), shape.end()},
-                                unsigned(getNumWarps(func))))
+        if (!equivalentTypes(conv.getSrc().getType(), conv.getType()))
           break;
         v = conv.getSrc();
       } else {
@@ -135,10 +130,17 @@ private:
     double w = registerWeight(t.getElementType());
     if (isRecomputable(v))
       return w; // splats, constants, ranges and arithmetic of them
-    auto l = tileLayoutOf(t);
-    if (!l)
-      return 0;
-    return w * double(l->numRegisters({t.getShape().begin(), t.getShape().end()}));
+    return w * double(registersOf(t));
+  }
+
+  // Registers per thread of a tile type, computed once per type (a kernel
+  // has few distinct types and many values).
+  int64_t registersOf(RankedTensorType t) {
+    auto [it, fresh] = registers.try_emplace(t, 0);
+    if (fresh)
+      if (auto l = tileLayoutOf(t))
+        it->second = l->numRegisters({t.getShape().begin(), t.getShape().end()});
+    return it->second;
   }
 
   // `v` is defined by (or is a block argument of a region of) `op`.
@@ -170,7 +172,22 @@ private:
     }
   }
 
+  // Whether a conversion between the two types moves no data, once per pair.
+  bool equivalentTypes(RankedTensorType from, RankedTensorType to) {
+    auto [it, fresh] = equivalence.try_emplace({from, to}, false);
+    if (fresh) {
+      auto s = tileLayoutOf(from), d = tileLayoutOf(to);
+      auto shape = to.getShape();
+      it->second = s && d &&
+                   layout::equivalent(*s, *d, {shape.begin(), shape.end()},
+                                      unsigned(getNumWarps(func)));
+    }
+    return it->second;
+  }
+
   func::FuncOp func;
+  DenseMap<Type, int64_t> registers;
+  DenseMap<std::pair<Type, Type>, bool> equivalence;
   int64_t counter = 0;
   DenseMap<Operation *, int64_t> pos, end;
   std::vector<Operation *> opAt;

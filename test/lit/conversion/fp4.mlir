@@ -12,7 +12,8 @@
 // sm_90a has no FP4 conversion: the exact software rounding (Tile/Quant/E2M1.h)
 // saturates a = min(|x|, 6) (NaN -> 6), builds the magic 1.5 * 2^(e + 22) + 2e
 // from a's biased exponent with one integer multiply-add (no compares, no
-// selects), and rounds with one f32 add that leaves the code in the low 3
+// selects; a mad.lo.s32 in inline asm, out of the way of LLVM's straight-line
+// strength reduction, which took a third of nvfp4_quant's compile), and rounds with one f32 add that leaves the code in the low 3
 // bits; then one lop3 merges those 3 bits with x >> 28 (the sign in bit 3).
 // SW-LABEL: llvm.func @to_fp4
 // SW-NOT: nvvm.convert
@@ -21,10 +22,7 @@
 // SW: %[[AB:.*]] = llvm.bitcast %[[A]] : f32 to i32
 // SW-NEXT: %[[E:.*]] = llvm.lshr %[[AB]], %{{.*}} : i32
 // SW: %[[K:.*]] = llvm.intr.smax(%[[E]], %{{.*}}) : (i32, i32) -> i32
-// SW: llvm.mlir.constant(188743426 : i32) : i32
-// SW: llvm.mlir.constant(8388610 : i32) : i32
-// SW-NEXT: %[[KM:.*]] = llvm.mul %[[K]], %{{.*}} : i32
-// SW-NEXT: %[[MB:.*]] = llvm.add %[[KM]], %{{.*}} : i32
+// SW-NEXT: %[[MB:.*]] = llvm.inline_asm asm_dialect = att "mad.lo.s32 $0, $1, 8388610, 188743426;", "=r,r" %[[K]] : (i32) -> i32
 // SW-NEXT: %[[M:.*]] = llvm.bitcast %[[MB]] : i32 to f32
 // SW-NEXT: %[[R:.*]] = llvm.fadd %[[A]], %[[M]] : f32
 // SW: llvm.bitcast %[[X]] : f32 to i32
