@@ -1084,39 +1084,39 @@ LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
         laneKey);
     Value digit = warpDigit(l, axis);
     digit = arith::RemUIOp::create(b, loc, digit, i32(ways));
-    Value base = sharedBase();
     // Slots ordered (partial, way, key): the lanes of a warp have
     // consecutive keys, so each store and each load of one way touches
     // consecutive words, free of bank conflicts (keyed innermost, one
-    // warp's stores would land `ways` words apart).
-    auto slotOf = [&](int64_t k, Value way) {
-      Value s = arith::AddIOp::create(b, loc, i32(k * ways), way);
-      s = arith::MulIOp::create(b, loc, s, i32(keys));
-      return arith::AddIOp::create(b, loc, s, key);
-    };
+    // warp's stores would land `ways` words apart). Slot (k, way) is word
+    // (k * ways + way) * keys + key: one variable address for the stores and
+    // one for the loads, then constant offsets (smaller IR, less for LLVM).
     Type i32t = b.getI32Type();
+    Value storeAt = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, digit, i32(keys)), key);
+    Value valuesAtStore = sharedSlot(sharedBase(), elem, storeAt);
+    Value valuesAtLoad = sharedSlot(sharedBase(), elem, key);
+    Value indicesAtStore, indicesAtLoad;
+    if (isArg) {
+      indicesAtStore = sharedSlot(sharedSlot(sharedBase(), i32t, i32(slots)), i32t, storeAt);
+      indicesAtLoad = sharedSlot(sharedSlot(sharedBase(), i32t, i32(slots)), i32t, key);
+    }
     nvvm::barrier(b, loc);
     for (size_t k = 0; k < partials.size(); ++k) {
-      Value slot = slotOf(k, digit);
-      LLVM::StoreOp::create(b, loc, partials[k].value,
-                              sharedSlot(base, elem, slot));
-      if (isArg) {
-        Value s2 = arith::AddIOp::create(b, loc, slot, i32(slots));
+      Value offset = i32(int64_t(k) * ways * keys);
+      LLVM::StoreOp::create(b, loc, partials[k].value, sharedSlot(valuesAtStore, elem, offset));
+      if (isArg)
         LLVM::StoreOp::create(b, loc, partials[k].index,
-                                sharedSlot(base, i32t, s2));
-      }
+                                sharedSlot(indicesAtStore, i32t, offset));
     }
     nvvm::barrier(b, loc);
     for (size_t k = 0; k < partials.size(); ++k) {
       Partial acc{};
       for (int64_t w = 0; w < ways; ++w) {
-        Value slot = slotOf(k, i32(w));
-        Partial p{LLVM::LoadOp::create(b, loc, elem, sharedSlot(base, elem, slot)),
+        Value offset = i32((int64_t(k) * ways + w) * keys);
+        Partial p{LLVM::LoadOp::create(b, loc, elem, sharedSlot(valuesAtLoad, elem, offset)),
                   Value()};
-        if (isArg) {
-          Value s2 = arith::AddIOp::create(b, loc, slot, i32(slots));
-          p.index = LLVM::LoadOp::create(b, loc, i32t, sharedSlot(base, i32t, s2));
-        }
+        if (isArg)
+          p.index = LLVM::LoadOp::create(b, loc, i32t, sharedSlot(indicesAtLoad, i32t, offset));
         acc = w == 0 ? p : pick(acc, p);
       }
       partials[k] = acc;
