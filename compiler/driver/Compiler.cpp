@@ -490,7 +490,6 @@ CompileResult compile(const CompileOptions &options) {
     // when a kernel or variant cannot fit under its cap (once: the layouts
     // do not depend on the target), unless ptxas then assembles it without
     // spilling (the estimate counts no rematerialization).
-    auto Tq = std::chrono::steady_clock::now();
     std::vector<std::function<void()>> capWarnings;
     module->walk([&](func::FuncOp f) {
       if (!f->hasAttr(tile::attr::kKernel))
@@ -531,7 +530,6 @@ CompileResult compile(const CompileOptions &options) {
       };
       capWarnings.push_back(warn);
     });
-    fprintf(stderr, "   estimate %.2f\n", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - Tq).count());
     if (options.layouts != CompileOptions::Layouts::None)
       out.layouts = describeLayouts(
           *module, out, options.layouts == CompileOptions::Layouts::Full);
