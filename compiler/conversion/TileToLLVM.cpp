@@ -1424,13 +1424,9 @@ struct IROps {
   // otherwise spends more time on these multiply-adds by one stride (two a
   // pair of values) than on the rest of an NVFP4 kernel, to no effect.
   Value madi(Value x, int32_t mul, int32_t add) {
-    return LLVM::InlineAsmOp::create(
-               b, loc, b.getI32Type(), ValueRange{x},
-               "mad.lo.s32 $0, $1, " + std::to_string(mul) + ", " + std::to_string(add) + ";",
-               "=r,r", /*has_side_effects=*/false, /*is_align_stack=*/false,
-               LLVM::tailcallkind::TailCallKind::None,
-               LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT), ArrayAttr())
-        .getResult(0);
+    return asm32(ValueRange{x},
+                 "mad.lo.s32 $0, $1, " + std::to_string(mul) + ", " + std::to_string(add) + ";",
+                 "=r,r");
   }
   Value addBits(Value x, Value pattern) {
     Value m = arith::BitcastOp::create(b, loc, b.getF32Type(), pattern);
@@ -1443,10 +1439,13 @@ struct IROps {
   // bitwise, with b = 7): LLVM would narrow rest & ~7 to rest & 8, and ptxas
   // would then spend two instructions.
   Value mergeLow3(Value rounded, Value rest) {
-    Type i32t = b.getI32Type();
+    return asm32(ValueRange{bits(rounded), i32(7), rest}, "lop3.b32 $0, $1, $2, $3, 0xE2;",
+                 "=r,r,n,r");
+  }
+  // One PTX instruction with an i32 result and no side effects.
+  Value asm32(ValueRange operands, const std::string &text, const char *constraints) {
     return LLVM::InlineAsmOp::create(
-               b, loc, i32t, ValueRange{bits(rounded), i32(7), rest},
-               "lop3.b32 $0, $1, $2, $3, 0xE2;", "=r,r,n,r", /*has_side_effects=*/false,
+               b, loc, b.getI32Type(), operands, text, constraints, /*has_side_effects=*/false,
                /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
                LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT), ArrayAttr())
         .getResult(0);
