@@ -54,7 +54,7 @@ Bundle emptyBundle() {
   k.grid = {"cdiv(n, 1024)", "1", "1"};
   k.params = {{"x", ParamKind::Tensor, DType::f32, 16, {"n"}, 1},
               {"n", ParamKind::Scalar, DType::i32, 1, {}, 16}};
-  k.variants = {{"default", "megac_empty", 0, 0, ""}};
+  k.variants = {{"default", "megac_empty", 0, 0, "", 0, {}}};
   b.manifest.kernels = {k};
   b.manifest.images = {{"sm_90a", ImageKind::Ptx, 1, {}}};
   b.blobs = {kEmptyPtx};

@@ -93,7 +93,7 @@ Bundle fillBundle() {
   k.params = {{"out", ParamKind::Tensor, DType::f32, 16, {"n"}, 1},
               {"value", ParamKind::Scalar, DType::f32, 1, {}, 1},
               {"n", ParamKind::Scalar, DType::u32, 1, {}, 1}};
-  k.variants = {{"default", "fill", 0, 0, ""}};
+  k.variants = {{"default", "fill", 0, 0, "", 0, {}}};
   b.manifest.kernels = {k};
   b.manifest.images = {{"sm_90", ImageKind::Ptx, 1, {}}};
   b.blobs = {kFillPtx};

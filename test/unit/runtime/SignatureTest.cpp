@@ -203,7 +203,7 @@ TEST(Signature, PacksScalarsByDtype) {
               {"c", ParamKind::Scalar, DType::f16, 1, {}, 1},
               {"d", ParamKind::Scalar, DType::i64, 1, {}, 1},
               {"e", ParamKind::Scalar, DType::u8, 1, {}, 1}};
-  k.variants = {{"default", "scalars", 0, 0, ""}};
+  k.variants = {{"default", "scalars", 0, 0, "", 0, {}}};
   KernelSignature sig(k);
   std::vector<Arg> args = {
       Arg::scalar(DType::f32, 1.5), Arg::scalar(DType::bf16, 1.0),
@@ -267,8 +267,8 @@ TEST(Signature, CapWindowVariantAtBoundaries) {
 // condition on a scalar parameter.
 TEST(Signature, VariantByScalarParameter) {
   KernelInfo k = test::vectorAddKernel();
-  k.variants = {{"small", "vector_add__small", 0, 0, "n <= 2048"},
-                {"default", "vector_add", 0, 0, ""}};
+  k.variants = {{"small", "vector_add__small", 0, 0, "n <= 2048", 0, {}},
+                {"default", "vector_add", 0, 0, "", 0, {}}};
   KernelSignature sig(k);
   auto variantFor = [&](int64_t n) {
     auto args = vectorAddArgs(n);
@@ -287,7 +287,7 @@ TEST(Signature, VariantByScalarParameter) {
 TEST(Signature, VariantWithItsOwnGridAndWarps) {
   KernelInfo k = test::vectorAddKernel();
   k.variants = {{"rows", "vector_add__rows", 0, 0, "ctas <= 2", 8, {"n / 16", "2", "1"}},
-                {"default", "vector_add", 0, 0, ""}};
+                {"default", "vector_add", 0, 0, "", 0, {}}};
   KernelSignature sig(k);
   LaunchConfig c;
   auto args = vectorAddArgs(2048); // kernel grid: 2 CTAs
@@ -325,7 +325,7 @@ TEST(Signature, VariantGridOutOfRange) {
 
 TEST(Signature, NoVariantHolds) {
   KernelInfo k = test::vectorAddKernel();
-  k.variants = {{"big", "vector_add", 0, 0, "ctas > 1000"}};
+  k.variants = {{"big", "vector_add", 0, 0, "ctas > 1000", 0, {}}};
   KernelSignature sig(k);
   EXPECT_EQ(refusal(sig, vectorAddArgs(1024)),
             "megac: kernel 'vector_add': no variant's condition holds (ctas = "
