@@ -1,5 +1,7 @@
 #include "Tile/Layout/BlockedLayout.h"
 
+#include <string>
+#include <unordered_map>
 #include <algorithm>
 #include <map>
 #include <sstream>
@@ -343,8 +345,10 @@ std::string TileLayout::str() const {
          blocked.str() + ">>";
 }
 
-bool equivalent(const TileLayout &a, const TileLayout &b, const Shape &shape,
-                unsigned numWarps) {
+namespace {
+
+bool equivalentUncached(const TileLayout &a, const TileLayout &b, const Shape &shape,
+                        unsigned numWarps) {
   int64_t n = a.numRegisters(shape);
   if (n != b.numRegisters(shape))
     return false;
@@ -354,6 +358,38 @@ bool equivalent(const TileLayout &a, const TileLayout &b, const Shape &shape,
         if (a.elementOf(shape, lane, warp, r) != b.elementOf(shape, lane, warp, r))
           return false;
   return true;
+}
+
+void appendKey(std::string &key, const TileLayout &l) {
+  for (const std::vector<unsigned> *v : {&l.blocked.sizePerThread, &l.blocked.threadsPerWarp,
+                                         &l.blocked.warpsPerCTA, &l.blocked.order}) {
+    for (unsigned x : *v)
+      key += std::to_string(x) + ',';
+    key += ';';
+  }
+  key += std::to_string(l.sliceDim) + '|';
+}
+
+} // namespace
+
+bool equivalent(const TileLayout &a, const TileLayout &b, const Shape &shape,
+                unsigned numWarps) {
+  // The compiler asks about the same few pairs many times per kernel (layout
+  // assignment, conversion removal, shared layouts, the register estimate,
+  // the lowering), and each answer walks every register of every thread.
+  static thread_local std::unordered_map<std::string, bool> answers;
+  std::string key;
+  appendKey(key, a);
+  appendKey(key, b);
+  for (int64_t d : shape)
+    key += std::to_string(d) + ',';
+  key += std::to_string(numWarps);
+  auto it = answers.find(key);
+  if (it != answers.end())
+    return it->second;
+  bool same = equivalentUncached(a, b, shape, numWarps);
+  answers.emplace(std::move(key), same);
+  return same;
 }
 
 std::optional<ShufflePlan> planWarpShuffles(const TileLayout &src,
