@@ -388,6 +388,8 @@ bool equivalent(const TileLayout &a, const TileLayout &b, const Shape &shape,
   if (it != answers.end())
     return it->second;
   bool same = equivalentUncached(a, b, shape, numWarps);
+  if (answers.size() >= 4096) // a long-lived process (Python) compiles many modules
+    answers.clear();
   answers.emplace(std::move(key), same);
   return same;
 }
