@@ -167,7 +167,6 @@ KernelSignature::KernelSignature(KernelInfo info) : info_(std::move(info)) {
                                   "variant " + quoted(v.name) + ": grid[" +
                                       std::to_string(d) + "]");
     variantGrid_.push_back(std::move(grid));
-    hasGrid_.push_back(!v.grid.empty());
     threads_.push_back(uint32_t(v.numWarps ? v.numWarps : info_.numWarps) * 32);
   }
 }
@@ -353,7 +352,7 @@ void KernelSignature::computeGrid(const Grid *grid, int64_t sms,
         "megac: kernel " + quoted(info_.name) +
         ": no variant's condition holds (ctas = " + std::to_string(ctas) +
         ", sms = " + std::to_string(sms) + ")");
-  if (!grid && hasGrid_[size_t(out.variant)])
+  if (!grid && !info_.variants[size_t(out.variant)].grid.empty())
     evalGrid(out.variant, out.env, g);
   static constexpr int64_t kLimit[3] = {INT32_MAX, 65535, 65535};
   for (int d = 0; d < 3; ++d) {

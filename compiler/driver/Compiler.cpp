@@ -214,6 +214,15 @@ std::string describeLayouts(ModuleOp module, const TargetOutput &out,
   return os.str();
 }
 
+/// A kernel's grid as the manifest spells it: three expressions, "1" for the
+/// dimensions it leaves out.
+std::array<std::string, 3> manifestGrid(const fe::KernelDecl &k) {
+  std::array<std::string, 3> grid = {"1", "1", "1"};
+  for (size_t i = 0; i < k.grid.size() && i < 3; ++i)
+    grid[i] = fe::manifestExpr(*k.grid[i]);
+  return grid;
+}
+
 void buildManifest(const fe::Module &mod, const CompileResult &result,
                    const std::map<std::string, int64_t> &sharedBytes,
                    const VariantBodies &bodies, rt::Manifest &m) {
@@ -223,8 +232,7 @@ void buildManifest(const fe::Module &mod, const CompileResult &result,
     rt::KernelInfo info;
     info.name = k.name;
     info.numWarps = int(k.numWarps);
-    for (size_t i = 0; i < k.grid.size() && i < 3; ++i)
-      info.grid[i] = fe::manifestExpr(*k.grid[i]);
+    info.grid = manifestGrid(k);
     for (const fe::ParamDecl &p : k.params) {
       rt::ParamInfo param;
       param.name = p.var->name;
@@ -255,9 +263,7 @@ void buildManifest(const fe::Module &mod, const CompileResult &result,
       // A variant whose constants change the grid launches its own.
       auto body = bodies.find(symbol);
       if (body != bodies.end()) {
-        std::array<std::string, 3> grid = {"1", "1", "1"};
-        for (size_t i = 0; i < body->second->grid.size() && i < 3; ++i)
-          grid[i] = fe::manifestExpr(*body->second->grid[i]);
+        std::array<std::string, 3> grid = manifestGrid(*body->second);
         if (grid != info.grid)
           v.grid.assign(grid.begin(), grid.end());
       }

@@ -258,9 +258,7 @@ int main(int argc, char **argv) {
     else if (a.emit == "header")
       writeOutput(a, megac::rt::bundleToCppHeader(r.bundle, headerSymbol(r.moduleName)));
     else if (a.emit == "manifest")
-      writeOutput(a, megac::rt::manifestToJson(
-                         megac::rt::readBundle(r.bundle.data(), r.bundle.size(), r.moduleName)
-                             .manifest) + "\n");
+      writeOutput(a, r.manifestJson + "\n");
   }
   return anyError ? 1 : 0;
 }

@@ -112,7 +112,12 @@ private:
       if (isa<BroadcastOp, ExpandDimsOp>(def))
         v = def->getOperand(0);
       else if (auto conv = dyn_cast<ConvertLayoutOp>(def)) {
-        if (!equivalentTypes(conv.getSrc().getType(), conv.getType()))
+        auto s = tileLayoutOf(conv.getSrc().getType());
+        auto d = tileLayoutOf(conv.getType());
+        auto shape = conv.getType().getShape();
+        if (!s || !d ||
+            !layout::equivalent(*s, *d, {shape.begin(), shape.end()},
+                                unsigned(getNumWarps(func))))
           break;
         v = conv.getSrc();
       } else {
@@ -172,22 +177,8 @@ private:
     }
   }
 
-  // Whether a conversion between the two types moves no data, once per pair.
-  bool equivalentTypes(RankedTensorType from, RankedTensorType to) {
-    auto [it, fresh] = equivalence.try_emplace({from, to}, false);
-    if (fresh) {
-      auto s = tileLayoutOf(from), d = tileLayoutOf(to);
-      auto shape = to.getShape();
-      it->second = s && d &&
-                   layout::equivalent(*s, *d, {shape.begin(), shape.end()},
-                                      unsigned(getNumWarps(func)));
-    }
-    return it->second;
-  }
-
   func::FuncOp func;
   DenseMap<Type, int64_t> registers;
-  DenseMap<std::pair<Type, Type>, bool> equivalence;
   int64_t counter = 0;
   DenseMap<Operation *, int64_t> pos, end;
   std::vector<Operation *> opAt;

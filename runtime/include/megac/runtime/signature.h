@@ -101,9 +101,9 @@ private:
   std::vector<CompiledParam> params_;
   Expr grid_[3];
   std::vector<Expr> when_;
-  /// Per variant: its own grid (hasGrid_) and its CTA size in threads.
+  /// Per variant: its own grid (unset when it has none: info_.variants[v].grid
+  /// is empty) and its CTA size in threads.
   std::vector<std::array<Expr, 3>> variantGrid_;
-  std::vector<bool> hasGrid_;
   std::vector<uint32_t> threads_;
   int numInferable_ = 0;
   int ctasIndex_ = 0;
