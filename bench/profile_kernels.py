@@ -30,6 +30,7 @@ def main():
     opts = p.parse_args()
     import torch
     from megac import bundles, reference
+    from run_bench import megac_impl  # the benchmark's own megac launcher
     found, _ = bundles.index(opts.bundles)
     modules = {}
     impls = opts.impls.split(",")
@@ -38,8 +39,11 @@ def main():
         ref_kernel = reference.get(name)
         fns = {}
         if "megac" in impls:
-            run = bundles.sequence(ref_kernel, found, modules)
-            fns["megac"] = lambda a, run=run: run(**a)
+            fn = megac_impl(name, found, modules)
+            if fn is None:
+                print(f"profile_kernels: no bundle in {opts.bundles} has {name}", file=sys.stderr)
+                return 2
+            fns["megac"] = fn
         if "triton" in impls:
             import triton_kernels
             if name in triton_kernels.LAUNCHERS:
