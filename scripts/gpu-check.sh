@@ -10,13 +10,7 @@ cd "$root"
 out=${OUT:-$root/out/gpu}
 mkdir -p "$out"
 kernels=${1:-}
-pybind=$(python3 -c 'import pybind11; print(pybind11.get_cmake_dir())')
-gtest=()
-[ -d "$root/.device/googletest" ] && gtest=(-DMEGAC_GTEST_SOURCE="$root/.device/googletest")
-cmake -G Ninja -S . -B build-gpu -DMEGAC_ENABLE_COMPILER=OFF -DCMAKE_BUILD_TYPE=Release \
-  -DPython3_EXECUTABLE="$(command -v python3)" -Dpybind11_DIR="$pybind" "${gtest[@]}" \
-  > "$out/cmake.log" 2>&1 || { tail -30 "$out/cmake.log"; exit 1; }
-ninja -C build-gpu -j "$(nproc)" > "$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
+scripts/gpu-build-runtime.sh "$out" || exit 1
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv > "$out/device.txt"
 echo "== runtime tests"
 ctest --test-dir build-gpu --output-on-failure > "$out/runtime_tests.log" 2>&1

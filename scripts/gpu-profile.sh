@@ -12,10 +12,7 @@ cd "$root"
 out=$1 bundles=$2
 shift 2
 if ! ls build-gpu/python/megac/_runtime*.so > /dev/null 2>&1; then
-  pybind=$(python3 -c 'import pybind11; print(pybind11.get_cmake_dir())')
-  cmake -G Ninja -S . -B build-gpu -DMEGAC_ENABLE_COMPILER=OFF -DCMAKE_BUILD_TYPE=Release \
-    -DPython3_EXECUTABLE="$(command -v python3)" -Dpybind11_DIR="$pybind" > /dev/null || exit 1
-  ninja -C build-gpu -j "$(nproc)" > /dev/null || exit 1
+  scripts/gpu-build-runtime.sh "$(mktemp -d)" || exit 1
 fi
 PYTHONPATH=build-gpu/python ncu --clock-control none --nvtx --nvtx-include "profile/" \
   --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
