@@ -272,6 +272,8 @@ def main():
             if opts.shape:
                 want = dict(kv.split("=") for kv in opts.shape.split(","))
                 shapes = [s for s in shapes if all(str(s.get(k)) == v for k, v in want.items())]
+                if not shapes:
+                    raise ValueError(f"no benchmark shape of {name} matches --shape {opts.shape}")
             # a reference launched as several kernels costs the sum of their compile times
             parts = [megac_ms.get(k) for k in ref_kernel.launches]
             entry["checked"] = {}
