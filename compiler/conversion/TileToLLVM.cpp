@@ -1,4 +1,5 @@
 #include "TileToLLVM.h"
+#include "MmaBuilders.h"
 #include "NVVMBuilders.h"
 #include "PredicatedAccess.h"
 #include "../target/Target.h"
@@ -242,6 +243,12 @@ private:
   LogicalResult lowerReduce(ReduceOp op);
   LogicalResult lowerConvert(ConvertLayoutOp op);
   LogicalResult lowerReshape(ReshapeOp op);
+  LogicalResult lowerDot(DotOp op);
+  // Writes register regAt(r) of a tile of distribution `src` at its place in a
+  // shared buffer of layout `at` that starts at `base` (runs of registers
+  // that are consecutive there go as one vector store).
+  void storeToShared(const Dist &src, Type elem, unsigned bytes, const layout::SharedLayout &at,
+                     Value base, function_ref<Value(int64_t)> regAt);
   Regs exchangeThroughShared(Value source, const Dist &src, const Dist &dst,
                              const layout::SharedLayout &writeAt,
                              const layout::SharedLayout &readAt);
@@ -425,6 +432,14 @@ LogicalResult KernelLowering::lowerOp(Operation *op) {
     return lowerConvert(c);
   if (auto r = dyn_cast<ReshapeOp>(op))
     return lowerReshape(r);
+  if (auto t = dyn_cast<TransOp>(op)) {
+    // The result's layout is the source's transposed: same registers.
+    Regs same = lookup(t.getSrc());
+    values[t] = same;
+    return success();
+  }
+  if (auto d = dyn_cast<DotOp>(op))
+    return lowerDot(d);
   if (auto q = dyn_cast<QuantizeOp>(op))
     return lowerQuantize(q);
   if (auto d = dyn_cast<DequantizeOp>(op))
@@ -1200,6 +1215,121 @@ LogicalResult KernelLowering::lowerReshape(ReshapeOp op) {
   return success();
 }
 
+// a [M, K] times b [K, N] plus acc on tensor cores. a and b go to shared
+// memory (a at 0, b after it) in rows of 16-byte chunks swizzled by the row
+// (chunk c of row r at c xor (r mod 8)), so the eight row addresses of one
+// ldmatrix hit eight bank groups. b is kept [N][K] when its registers run
+// along K (a transposed [N, K] tile) and read by ldmatrix, else [K][N] and
+// read by ldmatrix.trans. Each warp then loads its fragments and issues one
+// mma.sync m16n8k16 per block of its share of the result: in
+// layout::dotLayout, warp (w0, w1) holds rows w0 * 8 + 8 W0 m' + (0..7) for
+// every m' (an m16 block is m' = 2i and 2i + 1) and columns w1 * 8 + 8 W1 j
+// + (0..7) (block j).
+LogicalResult KernelLowering::lowerDot(DotOp op) {
+  auto aType = op.getA().getType(), bType = op.getB().getType();
+  auto a = distOf(op, aType), bd = distOf(op, bType), c = distOf(op, op.getAcc().getType());
+  if (failed(a) || failed(bd) || failed(c))
+    return failure();
+  const int64_t M = aType.getDimSize(0), K = aType.getDimSize(1), N = bType.getDimSize(1);
+  const layout::Blocked &cl = c->blocked;
+  const int64_t W0 = cl.warpsPerCTA[0], W1 = cl.warpsPerCTA[1];
+  const int64_t mBlocks = M / (16 * W0), nBlocks = N / (8 * W1);
+  const bool f16 = aType.getElementType().isF16();
+  const bool bAlongK = bd->sliceDim < 0 && bd->blocked.order[0] == 0;
+  auto swizzled = [](std::vector<unsigned> order) {
+    return layout::SharedLayout::swizzled(8, 1, 8, std::move(order));
+  };
+  const layout::SharedLayout aAt = swizzled({1, 0}), bAt = swizzled(bAlongK ? std::vector<unsigned>{0, 1}
+                                                                            : std::vector<unsigned>{1, 0});
+  const int64_t aBytes = (M * K * 2 + 127) / 128 * 128;
+  smemBytes = std::max(smemBytes, aBytes + K * N * 2);
+
+  Type elem = storageType(aType.getElementType());
+  Value base = sharedBase();
+  auto ptrType = LLVM::LLVMPointerType::get(ctx, kShared);
+  Value bBase = LLVM::GEPOp::create(b, loc, ptrType, b.getI8Type(), base, ValueRange{i32(aBytes)});
+  nvvm::barrier(b, loc); // earlier users of the buffer are done
+  storeToShared(*a, elem, 2, aAt, base, [&](int64_t r) { return lookup(op.getA())[r]; });
+  storeToShared(*bd, elem, 2, bAt, bBase, [&](int64_t r) { return lookup(op.getB())[r]; });
+  nvvm::barrier(b, loc);
+
+  // Byte addresses: per lane a fixed part, per block a constant row offset
+  // and a chunk index xor-ed with the lane's phase.
+  auto add = [&](Value x, Value y) -> Value { return arith::AddIOp::create(b, loc, x, y); };
+  auto mul = [&](Value x, int64_t k) -> Value { return arith::MulIOp::create(b, loc, x, i32(k)); };
+  auto xorC = [&](Value x, int64_t k) -> Value { return arith::XOrIOp::create(b, loc, x, i32(k)); };
+  auto rem = [&](Value x, int64_t k) -> Value { return arith::RemUIOp::create(b, loc, x, i32(k)); };
+  auto div = [&](Value x, int64_t k) -> Value { return arith::DivUIOp::create(b, loc, x, i32(k)); };
+  Value smem = LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), base);
+  Value row8 = rem(lane, 8), matrix = div(lane, 8);
+  Value w0 = warpDigit(cl, 0), w1 = warpDigit(cl, 1);
+  auto phaseOf = [&](int64_t cols) { return rem(row8, std::min<int64_t>(8, cols / 8)); };
+  // One address: rowBytes (lane part) + chunk (xor phase) * 16.
+  auto address = [&](Value laneBytes, int64_t constBytes, Value laneChunk, int64_t constChunk) {
+    Value chunk = arith::ShLIOp::create(b, loc, xorC(laneChunk, constChunk), i32(4));
+    return add(add(laneBytes, i32(constBytes)), chunk);
+  };
+
+  // a: x4 per (m block i, k step s): matrix q covers rows + 8 (q & 1), k + 8 (q >> 1).
+  Value aRow = add(add(mul(w0, 8), row8), mul(rem(matrix, 2), 8 * W0));
+  Value aLane = add(smem, mul(aRow, K * 2));
+  Value aChunk = arith::XOrIOp::create(b, loc, div(matrix, 2), phaseOf(K));
+  auto loadA = [&](int64_t i, int64_t s) {
+    return mma::loadMatrices(b, loc, address(aLane, i * 16 * W0 * K * 2, aChunk, 2 * s), 4, false);
+  };
+  // b: `steps` k steps (1 or 2) of n block j per ldmatrix (x2 or x4).
+  const int64_t steps = K % 32 == 0 ? 2 : 1;
+  Value bLane, bChunk;
+  Value bSmem = add(smem, i32(aBytes));
+  if (bAlongK) { // [N][K]: rows n, matrix q is k + 8 q
+    Value bRow = add(mul(w1, 8), row8);
+    bLane = add(bSmem, mul(bRow, K * 2));
+    bChunk = arith::XOrIOp::create(b, loc, rem(matrix, 2 * steps), phaseOf(K));
+  } else { // [K][N]: rows k + 8 q, matrix columns are the block's 8
+    bLane = add(bSmem, mul(add(mul(rem(matrix, 2 * steps), 8), row8), N * 2));
+    bChunk = arith::XOrIOp::create(b, loc, w1, phaseOf(N));
+  }
+  auto loadB = [&](int64_t j, int64_t s) {
+    if (bAlongK)
+      return mma::loadMatrices(b, loc, address(bLane, j * 8 * W1 * K * 2, bChunk, 2 * s), 2 * steps,
+                               false);
+    return mma::loadMatrices(b, loc, address(bLane, s * 16 * N * 2, bChunk, j * W1), 2 * steps,
+                             true);
+  };
+
+  // The accumulator's register of (row block m', column block j, column
+  // within 0/1), from the layout's register numbering.
+  std::map<std::tuple<int64_t, int64_t, int64_t>, int64_t> regOf;
+  for (int64_t r = 0; r < c->numRegs(); ++r) {
+    layout::Index off = c->offset(r);
+    regOf[{off[0] / (8 * W0), off[1] / (8 * W1), off[1] % (8 * W1)}] = r;
+  }
+  Regs acc = lookup(op.getAcc());
+  for (int64_t s = 0; s < K / 16; s += steps) {
+    std::vector<SmallVector<Value>> aFrags[2], bFrags;
+    for (int64_t t = 0; t < steps; ++t)
+      for (int64_t i = 0; i < mBlocks; ++i)
+        aFrags[t].push_back(loadA(i, s + t));
+    for (int64_t j = 0; j < nBlocks; ++j)
+      bFrags.push_back(loadB(j, s));
+    for (int64_t t = 0; t < steps; ++t)
+      for (int64_t i = 0; i < mBlocks; ++i)
+        for (int64_t j = 0; j < nBlocks; ++j) {
+          int64_t regs[4] = {regOf[{2 * i, j, 0}], regOf[{2 * i, j, 1}],
+                             regOf[{2 * i + 1, j, 0}], regOf[{2 * i + 1, j, 1}]};
+          SmallVector<Value> cIn;
+          for (int64_t r : regs)
+            cIn.push_back(acc[r]);
+          auto d = mma::multiplyAccumulate(
+              b, loc, aFrags[t][i], ValueRange(bFrags[j]).slice(2 * t, 2), cIn, f16);
+          for (int k = 0; k < 4; ++k)
+            acc[regs[k]] = d[k];
+        }
+  }
+  values[op] = acc;
+  return success();
+}
+
 // The element offset of `idx` in a buffer of layout `s` (SharedLayout::offsetOf
 // in IR); divisions and remainders are by powers of two.
 Value KernelLowering::sharedOffset(const layout::SharedLayout &s,
@@ -1230,6 +1360,26 @@ Value KernelLowering::sharedOffset(const layout::SharedLayout &s,
   Value swizzled = mul(arith::XOrIOp::create(b, loc, chunk, phase), s.vec);
   Value within = arith::RemUIOp::create(b, loc, col, i32(s.vec));
   return add(add(mul(row, cols), swizzled), within);
+}
+
+void KernelLowering::storeToShared(const Dist &src, Type elem, unsigned bytes,
+                                   const layout::SharedLayout &at, Value base,
+                                   function_ref<Value(int64_t)> regAt) {
+  auto srcIdx = elementIndices(src);
+  int64_t width = layout::sharedAccessWidth(layout::TileLayout{src.blocked, src.sliceDim},
+                                            src.shape, at, bytes);
+  for (int64_t r = 0; r < src.numRegs(); r += width) {
+    Value slot = sharedSlot(base, elem, sharedOffset(at, src.shape, srcIdx[r]));
+    Value v;
+    if (width == 1) {
+      v = regAt(r);
+    } else {
+      v = LLVM::UndefOp::create(b, loc, VectorType::get({width}, elem));
+      for (int64_t k = 0; k < width; ++k)
+        v = LLVM::InsertElementOp::create(b, loc, v, regAt(r + k), i32(k));
+    }
+    LLVM::StoreOp::create(b, loc, v, slot, width * bytes);
+  }
 }
 
 // Every thread writes its registers into a shared buffer of layout `writeAt`
@@ -1270,24 +1420,11 @@ Regs KernelLowering::exchangeThroughShared(Value source, const Dist &src,
   };
   Value base = sharedBase();
   nvvm::barrier(b, loc);
-  auto srcIdx = elementIndices(src);
-  int64_t width = widthOf(src, writeAt);
-  for (int64_t r = 0; r < src.numRegs(); r += width) {
-    Value slot = sharedSlot(base, elem, sharedOffset(writeAt, src.shape, srcIdx[r]));
-    Value v;
-    if (width == 1) {
-      v = toShared(lookup(source)[r]);
-    } else {
-      v = LLVM::UndefOp::create(b, loc, VectorType::get({width}, elem));
-      for (int64_t k = 0; k < width; ++k)
-        v = LLVM::InsertElementOp::create(b, loc, v, toShared(lookup(source)[r + k]),
-                                            i32(k));
-    }
-    LLVM::StoreOp::create(b, loc, v, slot, width * bytes);
-  }
+  storeToShared(src, elem, bytes, writeAt, base,
+                [&](int64_t r) { return toShared(lookup(source)[r]); });
   nvvm::barrier(b, loc);
   auto dstIdx = elementIndices(dst);
-  width = widthOf(dst, readAt);
+  int64_t width = widthOf(dst, readAt);
   Regs out;
   for (int64_t r = 0; r < dst.numRegs(); r += width) {
     Value slot = sharedSlot(base, elem, sharedOffset(readAt, dst.shape, dstIdx[r]));

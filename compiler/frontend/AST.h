@@ -260,6 +260,8 @@ enum class Builtin : uint8_t {
   ExpandDims,
   Bitcast, // bitcast(x, T): the same bits as another type of the same width
   WithLayout, // with_layout(x, spt0 = .., tpw0 = .., wpc0 = .., order0 = ..)
+  Trans,      // trans(x): a 2-D tile with its dimensions swapped
+  Dot,        // dot(a, b, acc?): a @ b (+ acc) on tensor cores, f32
   // Quantization (docs/language.md, "Quantization"): the values and the
   // scales of one scheme are separate calls on the same input; the compiler
   // computes the shared work once.

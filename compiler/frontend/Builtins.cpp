@@ -46,6 +46,8 @@ constexpr BuiltinInfo kBuiltins[] = {
     {Builtin::ExpandDims, "expand_dims"},
     {Builtin::Bitcast, "bitcast"},
     {Builtin::WithLayout, "with_layout"},
+    {Builtin::Trans, "trans"},
+    {Builtin::Dot, "dot"},
     {Builtin::QuantizeNvfp4, "quantize_nvfp4"},
     {Builtin::Nvfp4Scales, "nvfp4_scales"},
     {Builtin::DequantizeNvfp4, "dequantize_nvfp4"},

@@ -19,6 +19,9 @@
 //   expand_dims                [x]                   axis
 //   bitcast                    [x]                   type = x's shape, dtype's element
 //   with_layout                [x]                   layout = spt, tpw, wpc, order
+//   trans                      [x]                   x: 2-D tile
+//   dot                        [a, b, acc?]          a [M, K], b [K, N] bf16/f16;
+//                                                   acc [M, N] f32
 //   quantize_nvfp4, nvfp4_scales   [x, gs]           x: float tile [.., K]
 //   quantize_mxfp4, mxfp4_scales   [x]
 //   dequantize_nvfp4           [q, sf, gs]

@@ -150,6 +150,8 @@ private:
   std::optional<bool> constBool(ExprPtr &e, const char *what);
   void checkBitcast(CallExpr &c);
   void checkWithLayout(CallExpr &c);
+  void checkTrans(CallExpr &c);
+  void checkDot(CallExpr &c);
   void checkDequantize(CallExpr &c);
   void checkReduction(CallExpr &c);
   void checkShapeBuiltin(CallExpr &c);

@@ -185,6 +185,10 @@ void Sema::checkBuiltin(CallExpr &c) {
     return checkBitcast(c);
   case Builtin::WithLayout:
     return checkWithLayout(c);
+  case Builtin::Trans:
+    return checkTrans(c);
+  case Builtin::Dot:
+    return checkDot(c);
   case Builtin::DequantizeNvfp4:
   case Builtin::DequantizeMxfp4:
     return checkDequantize(c);
@@ -807,6 +811,68 @@ namespace megac::fe {
 // in an explicit blocked layout, one entry per dimension of x for each of
 // spt, tpw and wpc; order defaults to the last dimension fastest. The
 // layout's own rules (32 lanes, the kernel's warps) are checked with the IR.
+void Sema::checkTrans(CallExpr &c) {
+  if (!bindAndCheck(c, {"x"}, 1))
+    return;
+  ExprPtr &x = c.args[0].value;
+  if (!x->type.isTile() || x->type.rank() != 2) {
+    error(x->range, "trans swaps the dimensions of a 2-D tile, got " + x->type.str());
+    return;
+  }
+  c.type = x->type.withShape({x->type.shape[1], x->type.shape[0]});
+}
+
+// dot(a, b, acc?): the shapes and types mma.sync m16n8k16 takes (the warps'
+// share of the result is checked with the kernel's num_warps in IRGen).
+void Sema::checkDot(CallExpr &c) {
+  if (!bindAndCheck(c, {"a", "b", "acc"}, 2))
+    return;
+  ExprPtr &a = c.args[0].value;
+  ExprPtr &b = c.args[1].value;
+  ExprPtr &acc = c.args[2].value;
+  for (ExprPtr *x : {&a, &b}) {
+    const Type &t = (*x)->type;
+    if (!t.isTile() || t.rank() != 2) {
+      error((*x)->range, "dot multiplies 2-D tiles, got " + t.str());
+      return;
+    }
+    if (t.elem.isPointer ||
+        (t.elem.scalar != ScalarKind::BF16 && t.elem.scalar != ScalarKind::F16)) {
+      error((*x)->range, "dot takes bf16 or f16 operands, got " + t.str(),
+            "cast it: (x as bf16); the products are summed in f32");
+      return;
+    }
+  }
+  if (a->type.elem != b->type.elem) {
+    error(c.range, "dot operands differ in type: " + a->type.str() + " and " + b->type.str(),
+          "cast one of them");
+    return;
+  }
+  int64_t M = a->type.shape[0], K = a->type.shape[1], N = b->type.shape[1];
+  if (b->type.shape[0] != K) {
+    error(c.range,
+          "dot needs a [M, K] and b [K, N], got a " + shapeStr(a->type.shape) + " and b " +
+              shapeStr(b->type.shape),
+          b->type.shape[1] == K ? "b holds [N, K]: write dot(a, trans(b))" : "");
+    return;
+  }
+  if (M % 16 != 0 || N % 8 != 0 || K % 16 != 0) {
+    error(c.range,
+          "dot works on 16 x 8 x 16 blocks: M = " + std::to_string(M) +
+              " must be a multiple of 16, N = " + std::to_string(N) + " of 8, K = " +
+              std::to_string(K) + " of 16",
+          "pad the tiles (load rows past the end with a mask and other = 0.0)");
+    return;
+  }
+  Type result = Type::value({ScalarKind::F32, false}, {M, N});
+  if (acc && (!acc->type.isTile() || acc->type.elem != result.elem ||
+              acc->type.shape != result.shape)) {
+    error(acc->range, "dot's accumulator must be " + result.str() + ", got " + acc->type.str());
+    return;
+  }
+  c.type = result;
+}
+
 void Sema::checkWithLayout(CallExpr &c) {
   static const char *kFields[] = {"spt", "tpw", "wpc", "order"};
   std::vector<std::string> names{"x"};

@@ -580,6 +580,22 @@ Value IRGen::emitCall(const fe::CallExpr &e) {
     Value s = emit(*v);
     return s ? tile::SplatOp::create(b, l, result, s).getResult() : Value();
   }
+  case B::Dot: {
+    // Sema checked the shapes; the warps' share of the result needs the
+    // kernel's num_warps, known here.
+    auto shape = cast<RankedTensorType>(result).getShape();
+    std::string why;
+    if (!megac::layout::dotLayout(shape[0], shape[1], unsigned(numWarps), &why))
+      return fail(e.range, "cannot lay out this dot: " + why +
+                               " (a larger tile, or fewer warps: @num_warps)"),
+             nullptr;
+    Value a = arg(0), bm = arg(1), acc = arg(2);
+    if (!a || !bm)
+      return nullptr;
+    if (!acc)
+      acc = constant(result, 0);
+    return tile::DotOp::create(b, l, result, a, bm, acc);
+  }
   case B::Load: {
     Value ptr = arg(0), mask = arg(1), other = arg(2);
     if (!ptr)
@@ -787,6 +803,8 @@ Value IRGen::emitCall(const fe::CallExpr &e) {
         b.getStringAttr(e.builtin == B::DequantizeFp8 ? "fp8" : "fp8_group"));
   case B::Reshape:
     return tile::ReshapeOp::create(b, l, result, x);
+  case B::Trans:
+    return tile::TransOp::create(b, l, result, x);
   default:
     break;
   }

@@ -76,9 +76,10 @@ class _KernelPath:
 
     def _workspace(self, call):
         from .reference.attn_decode_cp import workspace
-        key = (tuple(call["q"].shape), call["page_table"].shape[1], str(call["q"].device))
+        key = (tuple(call["q"].shape), call["k_cache"].shape[1], call["page_table"].shape[1],
+               str(call["q"].device))
         if key not in self._workspaces:
-            self._workspaces[key] = workspace(call["q"], call["page_table"].shape[1])
+            self._workspaces[key] = workspace(call["q"], call["k_cache"].shape[1], call["page_table"].shape[1])
         return self._workspaces[key]
 
     def __call__(self, **call):

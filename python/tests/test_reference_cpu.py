@@ -144,12 +144,12 @@ def test_gdn_core_detects_a_wrong_state():
 
 def test_attention_split_plan_covers_every_page_and_fills_the_gpu():
     from megac.reference import attn_decode_cp as a
-    for B, T, Hq, pages in [(1, 1, 8, 1), (1, 1, 8, 64), (32, 1, 8, 512), (4, 1, 8, 2048), (32, 8, 8, 512)]:
-        split_pages, nsplit = a.split_plan(B, T, Hq, pages, sms=132)
+    for B, Hkv, pages in [(1, 1, 1), (1, 1, 64), (32, 1, 512), (4, 1, 2048), (32, 2, 512), (128, 1, 8)]:
+        split_pages, nsplit = a.split_plan(B, Hkv, pages, sms=132)
         assert split_pages >= 1 and nsplit == a.cdiv(pages, split_pages)
         assert (nsplit - 1) * split_pages < pages <= nsplit * split_pages   # no split starts past the table
-        programs = B * (Hq // 4) * T * nsplit
-        assert programs >= min(4 * 132, B * (Hq // 4) * T * pages) // 2   # long contexts get more splits
+        programs = B * Hkv * nsplit
+        assert programs >= min(4 * 132, B * Hkv * pages) // 2   # long contexts get more splits
 
 
 @pytest.mark.parametrize("name", ["softmax", "softmax_small"])

@@ -121,6 +121,13 @@ AxisInfo AxisInfoAnalysis::compute(Value value) {
   }
   if (auto conv = dyn_cast<ConvertLayoutOp>(op))
     return get(conv.getSrc());
+  if (auto trans = dyn_cast<TransOp>(op)) {
+    AxisInfo info = get(trans.getSrc());
+    std::swap(info.contiguity[0], info.contiguity[1]);
+    std::swap(info.divisibility[0], info.divisibility[1]);
+    std::swap(info.constancy[0], info.constancy[1]);
+    return info;
+  }
   if (isa<arith::ExtSIOp, arith::ExtUIOp, arith::TruncIOp, arith::IndexCastOp>(
           op))
     return get(op->getOperand(0));

@@ -9,7 +9,7 @@ bool isRecomputable(Value v, int maxDepth) {
     return false;
   if (isa<ArangeOp, SplatOp, arith::ConstantOp>(def))
     return true;
-  if (!isa<AddPtrOp, BroadcastOp, ExpandDimsOp, ConvertLayoutOp>(def) &&
+  if (!isa<AddPtrOp, BroadcastOp, ExpandDimsOp, ConvertLayoutOp, TransOp>(def) &&
       !isa<arith::ArithDialect>(def->getDialect()))
     return false;
   for (Value operand : def->getOperands())

@@ -105,11 +105,11 @@ private:
       }
   }
 
-  // The value whose registers `v` uses (broadcasts and expand_dims re-index
-  // their operand's registers).
+  // The value whose registers `v` uses (broadcasts, expand_dims and trans
+  // re-index their operand's registers).
   Value rootOf(Value v) {
     while (Operation *def = v.getDefiningOp()) {
-      if (isa<BroadcastOp, ExpandDimsOp>(def))
+      if (isa<BroadcastOp, ExpandDimsOp, TransOp>(def))
         v = def->getOperand(0);
       else if (auto conv = dyn_cast<ConvertLayoutOp>(def)) {
         auto s = tileLayoutOf(conv.getSrc().getType());

@@ -91,6 +91,18 @@ Attribute sharedLayoutAttr(MLIRContext *ctx,
                                          layout.maxPhase, layout.order);
 }
 
+megac::layout::Blocked toLayout(BlockedEncodingAttr attr) {
+  return {{attr.getSizePerThread().begin(), attr.getSizePerThread().end()},
+          {attr.getThreadsPerWarp().begin(), attr.getThreadsPerWarp().end()},
+          {attr.getWarpsPerCTA().begin(), attr.getWarpsPerCTA().end()},
+          {attr.getOrder().begin(), attr.getOrder().end()}};
+}
+
+BlockedEncodingAttr blockedAttr(MLIRContext *ctx, const megac::layout::Blocked &l) {
+  return BlockedEncodingAttr::get(ctx, l.sizePerThread, l.threadsPerWarp, l.warpsPerCTA,
+                                  l.order);
+}
+
 ArrayRef<int64_t> getShapeOrEmpty(Type type) {
   if (auto tensor = dyn_cast<RankedTensorType>(type))
     return tensor.getShape();

@@ -245,6 +245,50 @@ LogicalResult ReshapeOp::verify() {
   return verifyTileShape(*this, dst);
 }
 
+LogicalResult TransOp::verify() {
+  auto src = getSrc().getType(), dst = getResult().getType();
+  if (src.getRank() != 2 || dst.getRank() != 2 ||
+      src.getDimSize(0) != dst.getDimSize(1) || src.getDimSize(1) != dst.getDimSize(0) ||
+      src.getElementType() != dst.getElementType())
+    return emitOpError("transposes a 2-D tile: ") << src << " cannot give " << dst;
+  auto a = dyn_cast_or_null<BlockedEncodingAttr>(src.getEncoding());
+  auto b = dyn_cast_or_null<BlockedEncodingAttr>(dst.getEncoding());
+  if (a && b && megac::layout::transposed(toLayout(a)) != toLayout(b))
+    return emitOpError("result layout must be the source layout transposed, got ")
+           << dst.getEncoding();
+  return success();
+}
+
+LogicalResult DotOp::verify() {
+  auto a = getA().getType(), b = getB().getType(), acc = getAcc().getType();
+  Type elem = a.getElementType();
+  if (!elem.isBF16() && !elem.isF16())
+    return emitOpError("operands must be bf16 or f16, got ") << a;
+  if (b.getElementType() != elem)
+    return emitOpError("operands must have one element type, got ") << a << " and " << b;
+  if (!acc.getElementType().isF32())
+    return emitOpError("accumulator must be f32, got ") << acc;
+  if (a.getRank() != 2 || b.getRank() != 2 || acc.getRank() != 2)
+    return emitOpError("operands must be 2-D tiles");
+  int64_t M = a.getDimSize(0), K = a.getDimSize(1), N = b.getDimSize(1);
+  if (b.getDimSize(0) != K || acc.getDimSize(0) != M || acc.getDimSize(1) != N)
+    return emitOpError("shapes do not compose: ") << a << " times " << b << " plus " << acc;
+  if (M % 16 != 0 || N % 8 != 0 || K % 16 != 0)
+    return emitOpError("needs M a multiple of 16, N of 8 and K of 16, got M = ")
+           << M << ", N = " << N << ", K = " << K;
+  if (getResult().getType() != acc)
+    return emitOpError("result type ") << getResult().getType()
+                                       << " must be the accumulator's " << acc;
+  if (Attribute enc = acc.getEncoding()) {
+    auto blocked = dyn_cast<BlockedEncodingAttr>(enc);
+    if (!blocked || !megac::layout::isDotLayout(toLayout(blocked), M, N))
+      return emitOpError("accumulator must be in a dot layout (spt = [1, 2], tpw = [8, 4], "
+                         "order = [1, 0], warps tiling [")
+             << M << ", " << N << "] in 16 x 8 blocks), got " << enc;
+  }
+  return success();
+}
+
 LogicalResult FpTruncOp::verify() {
   Type src = getElementTypeOrSelf(getSrc().getType());
   Type dst = getElementTypeOrSelf(getResult().getType());

@@ -266,6 +266,42 @@ Blocked Blocked::defaultFor(const Shape &shape, unsigned numWarps,
   return l;
 }
 
+Blocked transposed(const Blocked &l) {
+  auto swap2 = [](const std::vector<unsigned> &v) {
+    return std::vector<unsigned>{v[1], v[0]};
+  };
+  Blocked t{swap2(l.sizePerThread), swap2(l.threadsPerWarp), swap2(l.warpsPerCTA), {}};
+  for (unsigned d : l.order)
+    t.order.push_back(1 - d);
+  return t;
+}
+
+std::optional<Blocked> dotLayout(int64_t M, int64_t N, unsigned numWarps,
+                                 std::string *why, unsigned maxAlongN) {
+  auto fail = [&](std::string reason) -> std::optional<Blocked> {
+    if (why)
+      *why = std::move(reason);
+    return std::nullopt;
+  };
+  if (M % 16 != 0 || N % 8 != 0)
+    return fail("a dot result is made of 16 x 8 blocks: [" + std::to_string(M) +
+                ", " + std::to_string(N) + "] is not");
+  // Warps along N first: each warp then needs A's rows only once.
+  unsigned alongN = unsigned(std::min<int64_t>({numWarps, N / 8, maxAlongN}));
+  unsigned alongM = numWarps / alongN;
+  if (M % (16 * int64_t(alongM)) != 0)
+    return fail("[" + std::to_string(M) + ", " + std::to_string(N) +
+                "] is too small for " + std::to_string(numWarps) +
+                " warps: each warp needs at least one 16 x 8 block");
+  return Blocked{{1, 2}, {8, 4}, {alongM, alongN}, {1, 0}};
+}
+
+bool isDotLayout(const Blocked &l, int64_t M, int64_t N) {
+  return l.rank() == 2 && l.sizePerThread == std::vector<unsigned>{1, 2} &&
+         l.threadsPerWarp == std::vector<unsigned>{8, 4} && l.order == std::vector<unsigned>{1, 0} &&
+         M % (16 * int64_t(l.warpsPerCTA[0])) == 0 && N % (8 * int64_t(l.warpsPerCTA[1])) == 0;
+}
+
 std::vector<int64_t> Slice::parentRegisters(const Shape &parentShape) const {
   std::vector<int64_t> regs;
   for (int64_t r = 0, n = parent.numRegisters(parentShape); r < n; ++r)

@@ -7,6 +7,13 @@
 // operand that is costly to recompute (else their first tile operand), and
 // operands in another layout get a tile.convert_layout. Conversions of
 // cheap values are then rematerialized by tile-remove-layout-conversions.
+//
+// tile.dot fixes its accumulator's layout (layout::dotLayout). What is
+// computed from a dot result (softmax of a score tile, its row maxima, the
+// rescaled accumulator) is anchored to that layout: tiles that meet those
+// values, loop-carried ones included (their initial values), are made in it,
+// so a flash-attention loop converts nothing. tile.trans swaps its source's
+// layout's dimensions.
 #include "Tile/Analysis/Recomputable.h"
 #include "Tile/Layout/BlockedLayout.h"
 #include "Tile/Transforms/Passes.h"
@@ -52,6 +59,13 @@ public:
       }
     });
     vectorElems = unsigned(std::max<int64_t>(1, 16 / widest));
+    // Every dot of the kernel splits its warps alike (as far along N as the
+    // narrowest dot allows), so that their results meet without conversion
+    // (a score tile's row maxima scale the next dot's accumulator).
+    func.walk([&](DotOp dot) {
+      dotWarpsAlongN = std::min<unsigned>(dotWarpsAlongN,
+                                          unsigned(std::max<int64_t>(1, dot.getType().getDimSize(1) / 8)));
+    });
     func.walk([&](Operation *op) {
       for (Type t : op->getResultTypes())
         if (auto tensor = dyn_cast<RankedTensorType>(t)) {
@@ -63,9 +77,12 @@ public:
     });
   }
 
-  void run() {
+  // False when a tile.dot cannot be laid out (reported at the dot).
+  bool run() {
+    collectAnchors();
     collectPreferences();
     assignRegion(func.getBody());
+    return !failed;
   }
 
 private:
@@ -128,7 +145,38 @@ private:
   }
   static unsigned fp4Block(StringRef scheme) { return scheme == "nvfp4" ? 16 : 32; }
 
+  // The accumulator layout of a dot; null (after reporting) when the warps
+  // cannot tile its result.
+  Attribute dotLayoutOf(DotOp dot) {
+    auto shape = dot.getAcc().getType().getShape();
+    std::string why;
+    auto l = megac::layout::dotLayout(shape[0], shape[1], numWarps, &why, dotWarpsAlongN);
+    if (!l) {
+      dot.emitError(why);
+      failed = true;
+      return {};
+    }
+    return blockedAttr(ctx, *l);
+  }
+
   void assignOp(Operation *op) {
+    if (auto dot = dyn_cast<DotOp>(op)) {
+      // a and b stay where they are: the lowering stages them in shared memory.
+      if (Attribute l = dotLayoutOf(dot)) {
+        require(op, op->getOpOperand(2), l);
+        setLayout(dot.getResult(), l);
+      }
+      return;
+    }
+    if (auto trans = dyn_cast<TransOp>(op)) {
+      auto src = dyn_cast<BlockedEncodingAttr>(encodingOf(trans.getSrc()));
+      if (!src) {
+        src = cast<BlockedEncodingAttr>(defaultLayout(trans.getSrc().getType().getShape()));
+        require(op, op->getOpOperand(0), src);
+      }
+      setLayout(trans.getResult(), blockedAttr(ctx, megac::layout::transposed(toLayout(src))));
+      return;
+    }
     if (auto q = dyn_cast<QuantizeOp>(op)) {
       Fp4Layouts l = fp4Layouts(q.getSrc().getType().getShape(), fp4Block(q.getScheme()));
       require(op, op->getOpOperand(0), l.full);
@@ -210,6 +258,11 @@ private:
           break;
         }
       }
+    // A store of a tile computed from a dot stays in the dot's layout: its
+    // pointers and mask are recomputed there instead.
+    if (auto store = dyn_cast<StoreOp>(op))
+      if (anchors.count(store.getValue()))
+        layout = encodingOf(store.getValue());
     bool followsCostly = bool(layout);
     if (!layout)
       layout = cheapLayout;
@@ -269,13 +322,93 @@ private:
     }
   }
 
+  // Forward from every tile.dot: its result is in the dot layout, and so is
+  // what elementwise ops, broadcasts and expand_dims of slices compute from
+  // an anchored tile of their shape (and a loop's result whose yielded value
+  // is anchored); a reduction of one is its slice.
+  void collectAnchors() {
+    func.walk([&](Operation *op) {
+      if (auto dot = dyn_cast<DotOp>(op)) {
+        auto shape = dot.getAcc().getType().getShape();
+        if (auto l = megac::layout::dotLayout(shape[0], shape[1], numWarps, nullptr, dotWarpsAlongN))
+          anchors[dot.getResult()] = blockedAttr(ctx, *l);
+        return;
+      }
+      if (auto loop = dyn_cast<scf::ForOp>(op)) { // after its body (post-order)
+        Operation *yield = loop.getBody()->getTerminator();
+        for (auto [yielded, result] : llvm::zip(yield->getOperands(), loop.getResults()))
+          if (Attribute l = anchors.lookup(yielded))
+            anchors[result] = l;
+        return;
+      }
+      if (op->getNumResults() != 1)
+        return;
+      Value result = op->getResult(0);
+      auto type = dyn_cast<RankedTensorType>(result.getType());
+      if (!type)
+        return;
+      if (auto reduce = dyn_cast<ReduceOp>(op)) {
+        auto it = anchors.find(reduce.getSrc());
+        if (it != anchors.end())
+          if (auto blocked = dyn_cast<BlockedEncodingAttr>(it->second))
+            anchors[result] = SliceEncodingAttr::get(ctx, reduce.getAxis(), blocked);
+        return;
+      }
+      if (auto expand = dyn_cast<ExpandDimsOp>(op)) {
+        auto it = anchors.find(expand.getSrc());
+        if (it == anchors.end())
+          return;
+        auto slice = dyn_cast<SliceEncodingAttr>(it->second);
+        if (slice && slice.getDim() == expand.getAxis())
+          anchors[result] = slice.getParent();
+        return;
+      }
+      if (!isa<BroadcastOp>(op) && !isElementwiseLike(op))
+        return;
+      for (Value operand : op->getOperands()) {
+        auto it = anchors.find(operand);
+        auto t = dyn_cast<RankedTensorType>(operand.getType());
+        if (it != anchors.end() && t && t.getRank() == type.getRank() &&
+            (t.getShape() == type.getShape() || isa<BroadcastOp>(op))) {
+          anchors[result] = it->second;
+          return;
+        }
+      }
+    });
+  }
+
   // Walks the function backwards from every expand_dims of a 1-to-2-D tile:
   // its operand, and the elementwise ops and loads that make it, prefer the
-  // slice of the expanded tile's layout.
+  // slice of the expanded tile's layout. Anchored tiles (collectAnchors) make
+  // the tiles they meet prefer their layout instead, and a dot its
+  // accumulator; a loop-carried tile passes its preference to its initial
+  // value.
   void collectPreferences() {
     SmallVector<Operation *> ops;
     func.walk([&](Operation *op) { ops.push_back(op); });
     for (Operation *op : llvm::reverse(ops)) {
+      if (auto dot = dyn_cast<DotOp>(op)) {
+        if (Attribute l = anchors.lookup(dot.getResult()))
+          prefer(dot.getAcc(), l);
+        continue;
+      }
+      if (op->getNumResults() == 1) {
+        if (Attribute l = anchors.lookup(op->getResult(0))) {
+          auto shape = cast<RankedTensorType>(op->getResult(0).getType()).getShape();
+          if (auto expand = dyn_cast<ExpandDimsOp>(op)) {
+            prefer(expand.getSrc(), SliceEncodingAttr::get(ctx, expand.getAxis(),
+                                                           cast<BlockedEncodingAttr>(l)));
+            continue;
+          }
+          if (isa<BroadcastOp>(op) || isElementwiseLike(op)) {
+            for (Value operand : op->getOperands())
+              if (auto t = dyn_cast<RankedTensorType>(operand.getType()))
+                if (t.getShape() == shape || isa<BroadcastOp>(op))
+                  prefer(operand, l);
+            continue;
+          }
+        }
+      }
       if (auto q = dyn_cast<QuantizeOp>(op)) {
         prefer(q.getSrc(), fp4Layouts(q.getSrc().getType().getShape(),
                                       fp4Block(q.getScheme())).full);
@@ -308,8 +441,15 @@ private:
   }
 
   void prefer(Value v, Attribute layout) {
-    if (isa<RankedTensorType>(v.getType()) && v.getDefiningOp())
-      preferred.try_emplace(v, layout); // the first (latest) use wins
+    if (!isa<RankedTensorType>(v.getType()))
+      return;
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
+      if (loop && arg.getArgNumber() > 0) // 0 is the induction variable
+        prefer(loop.getTiedLoopInit(arg)->get(), layout);
+      return;
+    }
+    preferred.try_emplace(v, layout); // the first (latest) use wins
   }
 
   static bool isElementwiseLike(Operation *op) {
@@ -323,6 +463,9 @@ private:
   unsigned vectorElems;
   std::map<size_t, megac::layout::Shape> largest; // by rank
   DenseMap<Value, Attribute> preferred;
+  DenseMap<Value, Attribute> anchors; // tiles in a dot's layout (collectAnchors)
+  unsigned dotWarpsAlongN = 1u << 30;
+  bool failed = false;
 };
 
 struct TileAssignLayouts
@@ -339,7 +482,11 @@ struct TileAssignLayouts
     });
     if (fp8.wasInterrupted())
       return signalPassFailure();
-    getOperation().walk([](func::FuncOp func) { LayoutAssigner(func).run(); });
+    WalkResult dots = getOperation().walk([](func::FuncOp func) {
+      return LayoutAssigner(func).run() ? WalkResult::advance() : WalkResult::interrupt();
+    });
+    if (dots.wasInterrupted())
+      return signalPassFailure();
   }
 };
 

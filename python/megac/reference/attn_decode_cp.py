@@ -51,11 +51,12 @@ def split_merge(q, K, V, n_splits, mask=None):
     return o, lse
 
 
-def split_plan(B, T, Hq, max_pages, sms=132, rows_per_program=4, waves=4):
-    """(split_pages, nsplit): pages per split and splits per request row, so that the split kernel's
-    B * (Hq / 4) * T * nsplit programs make about `waves` waves over the SMs (one program per SM fits).
-    Uses only shapes, never lengths on the device, so a launch sequence can be captured in a CUDA graph."""
-    programs = B * (Hq // rows_per_program) * T
+def split_plan(B, Hkv, max_pages, sms=132, waves=4):
+    """(split_pages, nsplit): pages per split and splits per request, so that the split kernel's
+    B * Hkv * nsplit programs (one per request, kv head and split; each takes all query rows of its kv head)
+    make about `waves` waves over the SMs (one program per SM fits). Uses only shapes, never lengths on the
+    device, so a launch sequence can be captured in a CUDA graph."""
+    programs = B * Hkv
     want = max(1, cdiv(waves * sms, programs))
     split_pages = max(1, cdiv(max_pages, want))
     return split_pages, cdiv(max_pages, split_pages)
@@ -67,12 +68,12 @@ def _sm_count(device):
     return 132  # the H200's count, for CPU-side tests
 
 
-def workspace(q, max_pages):
-    """The split kernel's arguments beyond the reference call, for queries q ([B, Hq, D] or [B, T, Hq, D]):
-    split_pages, nsplit (split_plan on q's device) and the float32 partials o_part, lse_part."""
+def workspace(q, Hkv, max_pages):
+    """The split kernel's arguments beyond the reference call, for queries q ([B, Hq, D] or [B, T, Hq, D])
+    and Hkv kv heads: split_pages, nsplit (split_plan on q's device) and the float32 partials o_part,
+    lse_part."""
     rows = tuple(q.shape[:-1])
-    T = q.shape[1] if q.dim() == 4 else 1
-    split_pages, nsplit = split_plan(q.shape[0], T, q.shape[-2], max_pages, _sm_count(q.device))
+    split_pages, nsplit = split_plan(q.shape[0], Hkv, max_pages, _sm_count(q.device))
     return dict(split_pages=split_pages, nsplit=nsplit,
                 o_part=torch.empty(rows + (nsplit, D), device=q.device, dtype=torch.float32),
                 lse_part=torch.empty(rows + (nsplit,), device=q.device, dtype=torch.float32))
@@ -125,7 +126,7 @@ def _make(name, verify):
                     k_cache=randn((total * PAGE, Hkv, D), g, device), v_cache=randn((total * PAGE, Hkv, D), g, device),
                     page_table=table, seq_lens=lens, o=torch.empty(qshape, device=device, dtype=torch.bfloat16),
                     B=B, Hq=Hq, Hkv=Hkv, max_pages=max_pages, page_size=PAGE)
-        args.update(workspace(args["q"], max_pages))  # the two-launch kernel's partials
+        args.update(workspace(args["q"], Hkv, max_pages))  # the two-launch kernel's partials
         if verify:
             args["T"] = T
         return args

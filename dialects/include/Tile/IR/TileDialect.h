@@ -53,6 +53,9 @@ inline constexpr char kWantedLayout[] = "tile.wanted_layout";
 inline constexpr char kShared[] = "shared";
 } // namespace attr
 
+/// The algebra's view of a #tile.blocked attribute, and back.
+megac::layout::Blocked toLayout(BlockedEncodingAttr attr);
+BlockedEncodingAttr blockedAttr(MLIRContext *ctx, const megac::layout::Blocked &layout);
 /// The shape of a tile, or {} for a scalar.
 ArrayRef<int64_t> getShapeOrEmpty(Type type);
 /// `type` with its element type replaced (keeps shape and encoding).

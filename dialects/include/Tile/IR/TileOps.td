@@ -126,6 +126,36 @@ def Tile_ReshapeOp : Tile_Op<"reshape", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Tile_TransOp : Tile_Op<"trans", [Pure]> {
+  let summary = "swap the two dimensions of a 2-D tile";
+  let description = [{
+    No data moves: the result's layout is the source's with its two dimensions
+    swapped (tile-assign-layouts), so every thread keeps its registers.
+  }];
+  let arguments = (ins AnyRankedTensor:$src);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_DotOp : Tile_Op<"dot", [Pure]> {
+  let summary = "matrix product on tensor cores: a [M, K] times b [K, N] plus acc [M, N]";
+  let description = [{
+    a and b are bf16 (or both f16), acc and the result f32. M is a multiple of
+    16, N of 8 and K of 16 (one mma.sync m16n8k16 per 16 x 8 x 16 block). The
+    operands may be in any layout (the lowering stages them in shared memory);
+    acc and the result are in the accumulator layout of `dotLayout`
+    (Tile/Layout/BlockedLayout.h): #tile.blocked<spt = [1, 2], tpw = [8, 4],
+    order = [1, 0]>, warps along N first.
+  }];
+  let arguments = (ins AnyRankedTensor:$a, AnyRankedTensor:$b, AnyRankedTensor:$acc);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $a `,` $b `,` $acc attr-dict `:` type($a) `,` type($b) `,` type($acc) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 def Tile_FpTruncOp : Tile_Op<"fp_trunc", [Pure]> {
   let summary = "narrow a float to an 8- or 4-bit float with explicit rounding and saturation";
   let description = [{

@@ -30,6 +30,12 @@ struct Blocked {
   std::vector<unsigned> order; // fastest-varying dimension first
 
   unsigned rank() const { return sizePerThread.size(); }
+  bool operator==(const Blocked &o) const {
+    return sizePerThread == o.sizePerThread && threadsPerWarp == o.threadsPerWarp &&
+           warpsPerCTA == o.warpsPerCTA && order == o.order;
+  }
+  bool operator!=(const Blocked &o) const { return !(*this == o); }
+
   unsigned numWarps() const;
   int64_t ctaTile(unsigned dim) const;
   int64_t repetitions(const Shape &shape, unsigned dim) const;
@@ -81,6 +87,22 @@ struct Blocked {
   static Blocked defaultFor(const Shape &shape, unsigned numWarps,
                             unsigned vectorElems);
 };
+
+/// `l` with its two dimensions swapped (a 2-D layout): thread t's register r
+/// holds element (j, i) when `l` puts (i, j) there (tile.trans moves nothing).
+Blocked transposed(const Blocked &l);
+
+/// The accumulator layout of tile.dot for a [M, N] f32 result on `numWarps`
+/// warps: the mma.sync m16n8 fragment (lane l holds rows l / 4 and l / 4 + 8,
+/// columns 2 (l mod 4) and the next) as spt = [1, 2], tpw = [8, 4],
+/// order = [1, 0], warps along N as far as N / 8 and `maxAlongN` allow, then
+/// along M. Empty when the warps cannot tile the shape (M not a multiple of
+/// 16 times the warps along M, N not of 8): the reason is in `why`.
+std::optional<Blocked> dotLayout(int64_t M, int64_t N, unsigned numWarps,
+                                 std::string *why = nullptr, unsigned maxAlongN = 1u << 30);
+/// True when `l` is a dot accumulator layout for [M, N] (some split of the
+/// warps between M and N that tiles the shape).
+bool isDotLayout(const Blocked &l, int64_t M, int64_t N);
 
 /// `parent` with dimension `dim` removed (the layout of a reduction result).
 struct Slice {

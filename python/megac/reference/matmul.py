@@ -1,0 +1,29 @@
+"""matmul, matmul_nt: c = a @ b (b [K, N]) or a @ b^T (b [N, K]) in f32 from bf16: the test of the language's
+`dot` (tensor cores) on its own, at shapes with partial tiles. Not a Qwen3.5 kernel: nothing to benchmark."""
+import torch
+
+from .common import Close, Kernel, generator, randn
+
+# M and N include partial tiles of the kernel's 64 x 64; K is a multiple of its step of 32.
+_SHAPES = [dict(M=m, N=n, K=k) for m, n, k in
+           ((64, 64, 32), (1, 8, 32), (100, 72, 64), (128, 192, 256), (257, 130, 96), (512, 512, 512))]
+
+
+def _make(name, transposed):
+    def inputs(M, N, K, device="cuda", seed=0):
+        g = generator(seed, device)
+        return dict(a=randn((M, K), g, device), b=randn((N, K) if transposed else (K, N), g, device),
+                    c=torch.empty((M, N), device=device, dtype=torch.float32), M=M, N=N, K=K)
+
+    def reference(args):
+        b = args["b"].double()
+        return dict(c=args["a"].double() @ (b.T if transposed else b))
+
+    def bytes_moved(M, N, K):
+        return 2 * (M * K + K * N) + 4 * M * N
+
+    # products of bf16 values are exact in f32; only the f32 sums round
+    return Kernel(name, _SHAPES, [], inputs, reference, {"c": Close(1e-4, 1e-4)}, bytes_moved)
+
+
+VARIANTS = {"matmul": _make("matmul", False), "matmul_nt": _make("matmul_nt", True)}
