@@ -244,6 +244,15 @@ private:
   LogicalResult lowerConvert(ConvertLayoutOp op);
   LogicalResult lowerReshape(ReshapeOp op);
   LogicalResult lowerDot(DotOp op);
+  // A dot operand that is a load (or trans of a load) used only there, in the
+  // dot's block with no store between, of 16-bit elements in vectors of at
+  // least 4 bytes, zero where masked: it goes from global to shared memory
+  // by cp.async inside the dot, never through registers.
+  LoadOp copiedOperand(Value operand);
+  void findCopiedLoads();
+  // Issues the cp.async of a copied operand (tile distribution `dist`, as
+  // the dot sees it) to a buffer of layout `at` at shared address `base`.
+  void copyToShared(LoadOp load, const Dist &dist, const layout::SharedLayout &at, Value base);
   // Writes register regAt(r) of a tile of distribution `src` at its place in a
   // shared buffer of layout `at` that starts at `base` (runs of registers
   // that are consecutive there go as one vector store).
@@ -303,6 +312,7 @@ private:
   Block *entryBlock = nullptr;
   DenseMap<TypedAttr, Value> constants;
   AxisInfoAnalysis axisInfo;
+  DenseSet<Operation *> copiedLoads; // loads (and their trans) lowered by their dot
   Value lane, warp;
   std::string smemName;
   int64_t smemBytes = 0;
@@ -347,6 +357,7 @@ LogicalResult KernelLowering::run() {
   for (auto [old, now] : llvm::zip(func.getArguments(), entry->getArguments()))
     values[old] = Regs{now};
 
+  findCopiedLoads();
   if (failed(lowerBlock(func.getBody().front())))
     return failure();
   LLVM::ReturnOp::create(b, loc, ValueRange{});
@@ -376,6 +387,8 @@ LogicalResult KernelLowering::lowerBlock(Block &block) {
 
 LogicalResult KernelLowering::lowerOp(Operation *op) {
   loc = op->getLoc();
+  if (copiedLoads.contains(op))
+    return success(); // its dot copies it (copiedOperand)
   if (auto c = dyn_cast<arith::ConstantOp>(op))
     return lowerConstant(c);
   if (auto p = dyn_cast<ProgramIdOp>(op)) {
@@ -1249,8 +1262,19 @@ LogicalResult KernelLowering::lowerDot(DotOp op) {
   auto ptrType = LLVM::LLVMPointerType::get(ctx, kShared);
   Value bBase = LLVM::GEPOp::create(b, loc, ptrType, b.getI8Type(), base, ValueRange{i32(aBytes)});
   nvvm::barrier(b, loc); // earlier users of the buffer are done
-  storeToShared(*a, elem, 2, aAt, base, [&](int64_t r) { return lookup(op.getA())[r]; });
-  storeToShared(*bd, elem, 2, bAt, bBase, [&](int64_t r) { return lookup(op.getB())[r]; });
+  bool copying = false;
+  auto stage = [&](Value operand, const Dist &dist, const layout::SharedLayout &at, Value to) {
+    if (LoadOp load = copiedLoads.contains(operand.getDefiningOp()) ? copiedOperand(operand) : LoadOp()) {
+      copyToShared(load, dist, at, to);
+      copying = true;
+      return;
+    }
+    storeToShared(dist, elem, 2, at, to, [&](int64_t r) { return lookup(operand)[r]; });
+  };
+  stage(op.getA(), *a, aAt, base);
+  stage(op.getB(), *bd, bAt, bBase);
+  if (copying)
+    mma::waitAsyncCopies(b, loc);
   nvvm::barrier(b, loc);
 
   // Byte addresses: per lane a fixed part, per block a constant row offset
@@ -1264,10 +1288,16 @@ LogicalResult KernelLowering::lowerDot(DotOp op) {
   Value row8 = rem(lane, 8), matrix = div(lane, 8);
   Value w0 = warpDigit(cl, 0), w1 = warpDigit(cl, 1);
   auto phaseOf = [&](int64_t cols) { return rem(row8, std::min<int64_t>(8, cols / 8)); };
-  // One address: rowBytes (lane part) + chunk (xor phase) * 16.
-  auto address = [&](Value laneBytes, int64_t constBytes, Value laneChunk, int64_t constChunk) {
-    Value chunk = arith::ShLIOp::create(b, loc, xorC(laneChunk, constChunk), i32(4));
-    return add(add(laneBytes, i32(constBytes)), chunk);
+  // One address: laneBytes + constBytes + ((laneChunk + constChunk) xor
+  // phase) * 16, with the phase folded into laneChunk (< 8). Chunks past the
+  // first 8 of a row add a constant (the xor only changes the low 3 bits),
+  // so a lane needs at most 8 distinct address registers, not one per
+  // fragment: the rest is an immediate offset of the ldmatrix.
+  auto load = [&](Value laneBytes, int64_t constBytes, Value laneChunk, int64_t constChunk,
+                  unsigned count, bool trans) {
+    Value chunk = arith::ShLIOp::create(b, loc, xorC(laneChunk, constChunk % 8), i32(4));
+    return mma::loadMatrices(b, loc, add(laneBytes, chunk), constBytes + constChunk / 8 * 128,
+                             count, trans);
   };
 
   // a: x4 per (m block i, k step s): matrix q covers rows + 8 (q & 1), k + 8 (q >> 1).
@@ -1275,7 +1305,7 @@ LogicalResult KernelLowering::lowerDot(DotOp op) {
   Value aLane = add(smem, mul(aRow, K * 2));
   Value aChunk = arith::XOrIOp::create(b, loc, div(matrix, 2), phaseOf(K));
   auto loadA = [&](int64_t i, int64_t s) {
-    return mma::loadMatrices(b, loc, address(aLane, i * 16 * W0 * K * 2, aChunk, 2 * s), 4, false);
+    return load(aLane, i * 16 * W0 * K * 2, aChunk, 2 * s, 4, false);
   };
   // b: `steps` k steps (1 or 2) of n block j per ldmatrix (x2 or x4).
   const int64_t steps = K % 32 == 0 ? 2 : 1;
@@ -1291,10 +1321,8 @@ LogicalResult KernelLowering::lowerDot(DotOp op) {
   }
   auto loadB = [&](int64_t j, int64_t s) {
     if (bAlongK)
-      return mma::loadMatrices(b, loc, address(bLane, j * 8 * W1 * K * 2, bChunk, 2 * s), 2 * steps,
-                               false);
-    return mma::loadMatrices(b, loc, address(bLane, s * 16 * N * 2, bChunk, j * W1), 2 * steps,
-                             true);
+      return load(bLane, j * 8 * W1 * K * 2, bChunk, 2 * s, 2 * steps, false);
+    return load(bLane, s * 16 * N * 2, bChunk, j * W1, 2 * steps, true);
   };
 
   // The accumulator's register of (row block m', column block j, column
@@ -1328,6 +1356,91 @@ LogicalResult KernelLowering::lowerDot(DotOp op) {
   }
   values[op] = acc;
   return success();
+}
+
+LoadOp KernelLowering::copiedOperand(Value operand) {
+  Value loaded = operand;
+  if (auto trans = operand.getDefiningOp<TransOp>()) {
+    if (!trans->hasOneUse())
+      return {};
+    loaded = trans.getSrc();
+  }
+  auto load = loaded.getDefiningOp<LoadOp>();
+  if (!load || !load->hasOneUse() || !isa<RankedTensorType>(load.getPtr().getType()))
+    return {};
+  Operation *dot = *operand.getUsers().begin();
+  if (load->getBlock() != dot->getBlock())
+    return {};
+  for (Operation *op = load->getNextNode(); op != dot; op = op->getNextNode())
+    if (isa<StoreOp, AtomicRMWOp>(op) || op->getNumRegions() > 0)
+      return {}; // the copy happens at the dot: nothing may write in between
+  if (Value other = load.getOther()) {
+    auto c = other.getDefiningOp<arith::ConstantOp>();
+    auto splat = c ? dyn_cast<SplatElementsAttr>(c.getValue()) : SplatElementsAttr();
+    if (!splat || !splat.getSplatValue<APFloat>().isPosZero())
+      return {};
+  }
+  AccessPlan plan = planAccess(axisInfo, load, load.getPtr(), load.getMask(), load.getType(), 2);
+  if (plan.width < 2 || !plan.maskUniform)
+    return {};
+  return load;
+}
+
+void KernelLowering::findCopiedLoads() {
+  func.walk([&](DotOp dot) {
+    for (Value operand : {dot.getA(), dot.getB()})
+      if (LoadOp load = copiedOperand(operand)) {
+        copiedLoads.insert(load);
+        if (auto trans = operand.getDefiningOp<TransOp>())
+          copiedLoads.insert(trans);
+      }
+  });
+}
+
+void KernelLowering::copyToShared(LoadOp load, const Dist &dist, const layout::SharedLayout &at,
+                                  Value base) {
+  AccessPlan plan = planAccess(axisInfo, load, load.getPtr(), load.getMask(), load.getType(), 2);
+  int64_t width = std::min<int64_t>(
+      {plan.width, 8,
+       layout::sharedAccessWidth(layout::TileLayout{dist.blocked, dist.sliceDim}, dist.shape, at, 2)});
+  // Registers whose rows differ by whole swizzle periods (perPhase * phases
+  // rows) and columns by whole xor ranges (vec * phases) sit a constant
+  // apart: one address register per class, the rest an immediate (LLVM
+  // would hoist every address out of a loop, each a live register).
+  SmallVector<Value> base0 = threadBase(dist.blocked);
+  const bool split = dist.sliceDim < 0 && dist.shape.size() == 2 &&
+                     at.kind == layout::SharedLayout::Kind::Swizzled &&
+                     dist.blocked.ctaTile(0) <= dist.shape[0] &&
+                     dist.blocked.ctaTile(1) <= dist.shape[1];
+  const unsigned colDim = at.order[0], rowDim = split ? at.order[1] : 0;
+  const int64_t phases = at.phaseCount(dist.shape);
+  const int64_t rowPeriod = at.perPhase * phases, colPeriod = at.vec * phases;
+  std::map<std::pair<int64_t, int64_t>, Value> classes;
+  auto idx = split ? SmallVector<SmallVector<Value>>() : elementIndices(dist);
+  Value smem = LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), base);
+  for (int64_t r = 0; r < dist.numRegs(); r += width) {
+    Value laneOffset;
+    int64_t constant = 0;
+    if (split) {
+      layout::Index off = dist.offset(r);
+      int64_t rowLo = off[rowDim] % rowPeriod, colLo = off[colDim] % colPeriod;
+      constant = (off[rowDim] - rowLo) * dist.shape[colDim] + off[colDim] - colLo;
+      Value &v = classes[{rowLo, colLo}];
+      if (!v) {
+        SmallVector<Value> at2(2);
+        at2[rowDim] = arith::AddIOp::create(b, loc, base0[rowDim], i32(rowLo));
+        at2[colDim] = arith::AddIOp::create(b, loc, base0[colDim], i32(colLo));
+        v = sharedOffset(at, dist.shape, at2);
+      }
+      laneOffset = v;
+    } else {
+      laneOffset = sharedOffset(at, dist.shape, idx[r]);
+    }
+    Value bytes = arith::MulIOp::create(b, loc, laneOffset, i32(2));
+    mma::asyncCopy(b, loc, arith::AddIOp::create(b, loc, smem, bytes), constant * 2,
+                   reg(load.getPtr(), r), load.getMask() ? reg(load.getMask(), r) : Value(),
+                   unsigned(width * 2));
+  }
 }
 
 // The element offset of `idx` in a buffer of layout `s` (SharedLayout::offsetOf

@@ -287,7 +287,9 @@ std::optional<Blocked> dotLayout(int64_t M, int64_t N, unsigned numWarps,
     return fail("a dot result is made of 16 x 8 blocks: [" + std::to_string(M) +
                 ", " + std::to_string(N) + "] is not");
   // Warps along N first: each warp then needs A's rows only once.
-  unsigned alongN = unsigned(std::min<int64_t>({numWarps, N / 8, maxAlongN}));
+  // At most 8 along N: the lowering's ldmatrix addresses take a warp's
+  // column block (w mod W1) as a chunk index below 8.
+  unsigned alongN = unsigned(std::min<int64_t>({numWarps, N / 8, maxAlongN, 8}));
   unsigned alongM = numWarps / alongN;
   if (M % (16 * int64_t(alongM)) != 0)
     return fail("[" + std::to_string(M) + ", " + std::to_string(N) +

@@ -51,13 +51,16 @@ def split_merge(q, K, V, n_splits, mask=None):
     return o, lse
 
 
-def split_plan(B, Hkv, max_pages, sms=132, waves=4):
+MAX_SPLITS = 512  # the merge kernel reads a row's lse in one tile of this many
+
+
+def split_plan(B, Hkv, max_pages, sms=132, waves=2):
     """(split_pages, nsplit): pages per split and splits per request, so that the split kernel's
     B * Hkv * nsplit programs (one per request, kv head and split; each takes all query rows of its kv head)
     make about `waves` waves over the SMs (one program per SM fits). Uses only shapes, never lengths on the
     device, so a launch sequence can be captured in a CUDA graph."""
     programs = B * Hkv
-    want = max(1, cdiv(waves * sms, programs))
+    want = min(MAX_SPLITS, max(1, cdiv(waves * sms, programs)))
     split_pages = max(1, cdiv(max_pages, want))
     return split_pages, cdiv(max_pages, split_pages)
 

@@ -95,7 +95,7 @@ Blocked transposed(const Blocked &l);
 /// The accumulator layout of tile.dot for a [M, N] f32 result on `numWarps`
 /// warps: the mma.sync m16n8 fragment (lane l holds rows l / 4 and l / 4 + 8,
 /// columns 2 (l mod 4) and the next) as spt = [1, 2], tpw = [8, 4],
-/// order = [1, 0], warps along N as far as N / 8 and `maxAlongN` allow, then
+/// order = [1, 0], warps along N as far as N / 8, `maxAlongN` and 8 allow, then
 /// along M. Empty when the warps cannot tile the shape (M not a multiple of
 /// 16 times the warps along M, N not of 8): the reason is in `why`.
 std::optional<Blocked> dotLayout(int64_t M, int64_t N, unsigned numWarps,
