@@ -1284,7 +1284,6 @@ LogicalResult KernelLowering::lowerDot(DotOp op) {
   auto xorC = [&](Value x, int64_t k) -> Value { return arith::XOrIOp::create(b, loc, x, i32(k)); };
   auto rem = [&](Value x, int64_t k) -> Value { return arith::RemUIOp::create(b, loc, x, i32(k)); };
   auto div = [&](Value x, int64_t k) -> Value { return arith::DivUIOp::create(b, loc, x, i32(k)); };
-  Value smem = LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), base);
   Value row8 = rem(lane, 8), matrix = div(lane, 8);
   Value w0 = warpDigit(cl, 0), w1 = warpDigit(cl, 1);
   auto phaseOf = [&](int64_t cols) { return rem(row8, std::min<int64_t>(8, cols / 8)); };
@@ -1296,13 +1295,15 @@ LogicalResult KernelLowering::lowerDot(DotOp op) {
   auto load = [&](Value laneBytes, int64_t constBytes, Value laneChunk, int64_t constChunk,
                   unsigned count, bool trans) {
     Value chunk = arith::ShLIOp::create(b, loc, xorC(laneChunk, constChunk % 8), i32(4));
-    return mma::loadMatrices(b, loc, add(laneBytes, chunk), constBytes + constChunk / 8 * 128,
-                             count, trans);
+    Value lanePtr = LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base,
+                                        ValueRange{add(laneBytes, chunk)});
+    return mma::loadMatrices(b, loc, lanePtr, i32(constBytes + constChunk / 8 * 128), count,
+                             trans);
   };
 
   // a: x4 per (m block i, k step s): matrix q covers rows + 8 (q & 1), k + 8 (q >> 1).
   Value aRow = add(add(mul(w0, 8), row8), mul(rem(matrix, 2), 8 * W0));
-  Value aLane = add(smem, mul(aRow, K * 2));
+  Value aLane = mul(aRow, K * 2);
   Value aChunk = arith::XOrIOp::create(b, loc, div(matrix, 2), phaseOf(K));
   auto loadA = [&](int64_t i, int64_t s) {
     return load(aLane, i * 16 * W0 * K * 2, aChunk, 2 * s, 4, false);
@@ -1310,7 +1311,7 @@ LogicalResult KernelLowering::lowerDot(DotOp op) {
   // b: `steps` k steps (1 or 2) of n block j per ldmatrix (x2 or x4).
   const int64_t steps = K % 32 == 0 ? 2 : 1;
   Value bLane, bChunk;
-  Value bSmem = add(smem, i32(aBytes));
+  Value bSmem = i32(aBytes);
   if (bAlongK) { // [N][K]: rows n, matrix q is k + 8 q
     Value bRow = add(mul(w1, 8), row8);
     bLane = add(bSmem, mul(bRow, K * 2));
@@ -1417,7 +1418,6 @@ void KernelLowering::copyToShared(LoadOp load, const Dist &dist, const layout::S
   const int64_t rowPeriod = at.perPhase * phases, colPeriod = at.vec * phases;
   std::map<std::pair<int64_t, int64_t>, Value> classes;
   auto idx = split ? SmallVector<SmallVector<Value>>() : elementIndices(dist);
-  Value smem = LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), base);
   for (int64_t r = 0; r < dist.numRegs(); r += width) {
     Value laneOffset;
     int64_t constant = 0;
@@ -1436,10 +1436,10 @@ void KernelLowering::copyToShared(LoadOp load, const Dist &dist, const layout::S
     } else {
       laneOffset = sharedOffset(at, dist.shape, idx[r]);
     }
-    Value bytes = arith::MulIOp::create(b, loc, laneOffset, i32(2));
-    mma::asyncCopy(b, loc, arith::AddIOp::create(b, loc, smem, bytes), constant * 2,
-                   reg(load.getPtr(), r), load.getMask() ? reg(load.getMask(), r) : Value(),
-                   unsigned(width * 2));
+    Value at2 = sharedSlot(sharedSlot(base, b.getI16Type(), laneOffset), b.getI16Type(),
+                           i32(constant));
+    mma::asyncCopy(b, loc, at2, reg(load.getPtr(), r),
+                   load.getMask() ? reg(load.getMask(), r) : Value(), unsigned(width * 2));
   }
 }
 
