@@ -816,7 +816,8 @@ void Sema::checkTrans(CallExpr &c) {
     return;
   ExprPtr &x = c.args[0].value;
   if (!x->type.isTile() || x->type.rank() != 2) {
-    error(x->range, "trans swaps the dimensions of a 2-D tile, got " + x->type.str());
+    error(x->range, "trans swaps the dimensions of a 2-D tile, got " + x->type.str(),
+          "reshape it to 2-D first");
     return;
   }
   c.type = x->type.withShape({x->type.shape[1], x->type.shape[0]});
@@ -833,7 +834,8 @@ void Sema::checkDot(CallExpr &c) {
   for (ExprPtr *x : {&a, &b}) {
     const Type &t = (*x)->type;
     if (!t.isTile() || t.rank() != 2) {
-      error((*x)->range, "dot multiplies 2-D tiles, got " + t.str());
+      error((*x)->range, "dot multiplies 2-D tiles, got " + t.str(),
+            "a row is [1, K]: x[None, :], or reshape");
       return;
     }
     if (t.elem.isPointer ||
@@ -853,7 +855,8 @@ void Sema::checkDot(CallExpr &c) {
     error(c.range,
           "dot needs a [M, K] and b [K, N], got a " + shapeStr(a->type.shape) + " and b " +
               shapeStr(b->type.shape),
-          b->type.shape[1] == K ? "b holds [N, K]: write dot(a, trans(b))" : "");
+          b->type.shape[1] == K ? "b holds [N, K]: write dot(a, trans(b))"
+                                : "a's columns and b's rows are the summed dimension");
     return;
   }
   if (M % 16 != 0 || N % 8 != 0 || K % 16 != 0) {
@@ -867,7 +870,8 @@ void Sema::checkDot(CallExpr &c) {
   Type result = Type::value({ScalarKind::F32, false}, {M, N});
   if (acc && (!acc->type.isTile() || acc->type.elem != result.elem ||
               acc->type.shape != result.shape)) {
-    error(acc->range, "dot's accumulator must be " + result.str() + ", got " + acc->type.str());
+    error(acc->range, "dot's accumulator must be " + result.str() + ", got " + acc->type.str(),
+          "accumulate in f32 (zeros(M, N, f32)), or leave it out");
     return;
   }
   c.type = result;

@@ -390,6 +390,21 @@ private:
       if (auto dot = dyn_cast<DotOp>(op)) {
         if (Attribute l = anchors.lookup(dot.getResult()))
           prefer(dot.getAcc(), l);
+        // An operand loaded for the dot alone is read in 16-byte vectors,
+        // whatever the kernel's other tiles use (it goes to shared memory).
+        for (Value operand : {dot.getA(), dot.getB()}) {
+          Value loaded = operand;
+          if (auto trans = operand.getDefiningOp<TransOp>())
+            loaded = trans.getSrc();
+          auto load = loaded.getDefiningOp<LoadOp>();
+          auto type = load ? dyn_cast<RankedTensorType>(load.getType()) : RankedTensorType();
+          if (!type || !load->hasOneUse())
+            continue;
+          auto l = megac::layout::Blocked::defaultFor(
+              megac::layout::Shape(type.getShape().begin(), type.getShape().end()), numWarps,
+              unsigned(16 / storageBytes(type.getElementType())));
+          prefer(load.getResult(), blockedAttr(ctx, l));
+        }
         continue;
       }
       if (op->getNumResults() == 1) {

@@ -387,3 +387,70 @@ TEST(BlockedLayout, ReductionKeysAreCompact) {
 }
 
 } // namespace
+
+namespace {
+
+// The dot layout puts the mma.sync m16n8 accumulator fragment in each warp:
+// lane l holds rows l / 4 and l / 4 + 8 (of a 16-row block) and columns
+// 2 (l mod 4) and the next (of an 8-column block), in the PTX order c0..c3.
+TEST(DotLayout, HoldsTheMmaAccumulatorFragment) {
+  auto l = dotLayout(32, 64, 4);
+  ASSERT_TRUE(l);
+  EXPECT_EQ(l->warpsPerCTA, (std::vector<unsigned>{1, 4})); // warps along N first
+  Shape shape{32, 64};
+  expectExactCover(*l, shape);
+  for (unsigned warp = 0; warp < 4; ++warp)
+    for (unsigned lane = 0; lane < 32; ++lane) {
+      // register 0 and 1: row lane / 4, columns of block `warp`
+      Index e0 = l->elementOf(shape, lane, warp, 0), e1 = l->elementOf(shape, lane, warp, 1);
+      EXPECT_EQ(e0[0], lane / 4);
+      EXPECT_EQ(e0[1], int64_t(warp * 8 + 2 * (lane % 4)));
+      EXPECT_EQ(e1[1], e0[1] + 1);
+      EXPECT_EQ(e1[0], e0[0]);
+    }
+}
+
+TEST(DotLayout, SplitsWarpsAlongMWhenNIsNarrow) {
+  auto l = dotLayout(64, 16, 8);
+  ASSERT_TRUE(l);
+  EXPECT_EQ(l->warpsPerCTA, (std::vector<unsigned>{4, 2}));
+  EXPECT_TRUE(isDotLayout(*l, 64, 16));
+  expectExactCover(*l, Shape{64, 16});
+  // The kernel-wide cap: as few warps along N as the narrowest dot allows.
+  auto capped = dotLayout(64, 256, 8, nullptr, 2);
+  ASSERT_TRUE(capped);
+  EXPECT_EQ(capped->warpsPerCTA, (std::vector<unsigned>{4, 2}));
+  // Never more than 8 along N (the lowering's chunk arithmetic).
+  auto wide = dotLayout(32, 256, 16);
+  ASSERT_TRUE(wide);
+  EXPECT_EQ(wide->warpsPerCTA, (std::vector<unsigned>{2, 8}));
+}
+
+TEST(DotLayout, RejectsShapesTheWarpsCannotTile) {
+  std::string why;
+  EXPECT_FALSE(dotLayout(8, 64, 4, &why));
+  EXPECT_NE(why.find("16 x 8 blocks"), std::string::npos) << why;
+  EXPECT_FALSE(dotLayout(16, 8, 4, &why));
+  EXPECT_NE(why.find("too small for 4 warps"), std::string::npos) << why;
+  EXPECT_FALSE(isDotLayout(make({1, 4}, {8, 4}, {1, 4}, {1, 0}), 32, 64));
+  EXPECT_FALSE(isDotLayout(*dotLayout(32, 64, 4), 32, 16)); // 4 warps along N need N >= 32
+}
+
+// trans moves nothing: thread t's register r holds (j, i) of the transposed
+// tile where the source holds (i, j).
+TEST(Transposed, SameRegistersSwappedIndices) {
+  Blocked src = make({1, 8}, {4, 8}, {4, 1}, {1, 0});
+  Blocked t = transposed(src);
+  EXPECT_EQ(t, make({8, 1}, {8, 4}, {1, 4}, {0, 1}));
+  Shape shape{64, 32}, tshape{32, 64};
+  for (unsigned warp = 0; warp < 4; ++warp)
+    for (unsigned lane = 0; lane < 32; ++lane)
+      for (int64_t r = 0; r < src.numRegisters(shape); ++r) {
+        Index a = src.elementOf(shape, lane, warp, r), b = t.elementOf(tshape, lane, warp, r);
+        EXPECT_EQ(a[0], b[1]);
+        EXPECT_EQ(a[1], b[0]);
+      }
+  EXPECT_EQ(transposed(t), src);
+}
+
+} // namespace
