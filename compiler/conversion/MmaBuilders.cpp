@@ -70,11 +70,15 @@ void asyncCopy(OpBuilder &b, Location loc, Value dst, Value src, Value pred, uns
                                 ValueRange{dst, src, size}, LLVM::FastmathFlagsAttr());
 }
 
-void waitAsyncCopies(OpBuilder &b, Location loc) {
+void commitAsyncCopies(OpBuilder &b, Location loc) {
   LLVM::CallIntrinsicOp::create(b, loc, TypeRange{}, b.getStringAttr("llvm.nvvm.cp.async.commit.group"),
                                 ValueRange{}, LLVM::FastmathFlagsAttr());
+}
+
+void waitAsyncCopies(OpBuilder &b, Location loc, unsigned pending) {
   LLVM::CallIntrinsicOp::create(b, loc, TypeRange{}, b.getStringAttr("llvm.nvvm.cp.async.wait.group"),
-                                ValueRange{i32Constant(b, loc, 0)}, LLVM::FastmathFlagsAttr());
+                                ValueRange{i32Constant(b, loc, int32_t(pending))},
+                                LLVM::FastmathFlagsAttr());
 }
 
 } // namespace megac::mma

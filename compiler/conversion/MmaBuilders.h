@@ -32,8 +32,10 @@ llvm::SmallVector<mlir::Value> multiplyAccumulate(mlir::OpBuilder &b, mlir::Loca
 /// Completes at waitAsyncCopies.
 void asyncCopy(mlir::OpBuilder &b, mlir::Location loc, mlir::Value dst, mlir::Value src,
                mlir::Value pred, unsigned bytes);
-/// cp.async.commit_group, then cp.async.wait_group 0: this thread's copies
-/// have landed (a barrier then makes every thread's visible).
-void waitAsyncCopies(mlir::OpBuilder &b, mlir::Location loc);
+/// cp.async.commit_group: the copies issued since the last one form a group.
+void commitAsyncCopies(mlir::OpBuilder &b, mlir::Location loc);
+/// cp.async.wait_group `pending`: all but the `pending` most recent groups of
+/// this thread have landed (a barrier then makes every thread's visible).
+void waitAsyncCopies(mlir::OpBuilder &b, mlir::Location loc, unsigned pending);
 
 } // namespace megac::mma

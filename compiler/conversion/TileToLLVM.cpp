@@ -253,6 +253,13 @@ private:
   // Issues the cp.async of a copied operand (tile distribution `dist`, as
   // the dot sees it) to a buffer of layout `at` at shared address `base`.
   void copyToShared(LoadOp load, const Dist &dist, const layout::SharedLayout &at, Value base);
+  // Where a dot keeps operand a (isA) or b in shared memory.
+  layout::SharedLayout dotOperandLayout(const Dist &operand, bool isA);
+  // A copied load, lowered where it stands: a barrier (earlier readers of
+  // its buffer are done), its cp.async into its own buffer, one commit
+  // group; its dot waits for that group. So the copy's latency overlaps
+  // whatever comes between the load and the dot.
+  LogicalResult lowerCopiedLoad(LoadOp load);
   // Writes register regAt(r) of a tile of distribution `src` at its place in a
   // shared buffer of layout `at` that starts at `base` (runs of registers
   // that are consecutive there go as one vector store).
@@ -312,7 +319,17 @@ private:
   Block *entryBlock = nullptr;
   DenseMap<TypedAttr, Value> constants;
   AxisInfoAnalysis axisInfo;
-  DenseSet<Operation *> copiedLoads; // loads (and their trans) lowered by their dot
+  // Loads (and their trans) that go to shared memory by cp.async for a dot.
+  struct Copy {
+    Value operand;      // the dot's operand (the load, or its trans)
+    bool isA = false;   // operand a of the dot, else b
+    std::string buffer; // its own shared buffer (a global)
+    int64_t group = -1; // commit-group number, once issued
+  };
+  DenseMap<Operation *, Copy> copies;     // by load
+  DenseSet<Operation *> copiedTransposes; // lowered with their load
+  int64_t committedGroups = 0;
+  std::vector<std::pair<std::string, int64_t>> copyBuffers; // name, bytes
   Value lane, warp;
   std::string smemName;
   int64_t smemBytes = 0;
@@ -362,15 +379,19 @@ LogicalResult KernelLowering::run() {
     return failure();
   LLVM::ReturnOp::create(b, loc, ValueRange{});
 
-  if (smemBytes > 0) {
+  if (smemBytes > 0)
+    copyBuffers.insert(copyBuffers.begin(), {smemName, smemBytes});
+  int64_t sharedTotal = 0;
+  for (auto &[name, bytes] : copyBuffers) {
     OpBuilder mb(module.getBodyRegion());
     mb.setInsertionPointToStart(module.getBody());
-    auto arrayType = LLVM::LLVMArrayType::get(mb.getI8Type(), smemBytes);
+    auto arrayType = LLVM::LLVMArrayType::get(mb.getI8Type(), bytes);
     LLVM::GlobalOp::create(mb, loc, arrayType, /*isConstant=*/false,
-                              LLVM::Linkage::Internal, smemName, Attribute(),
+                              LLVM::Linkage::Internal, name, Attribute(),
                               /*alignment=*/16, kShared);
+    sharedTotal += (bytes + 15) / 16 * 16;
   }
-  kernel->setAttr(attr::kSharedBytes, b.getI64IntegerAttr(smemBytes));
+  kernel->setAttr(attr::kSharedBytes, b.getI64IntegerAttr(sharedTotal));
   func.erase();
   return success();
 }
@@ -387,8 +408,10 @@ LogicalResult KernelLowering::lowerBlock(Block &block) {
 
 LogicalResult KernelLowering::lowerOp(Operation *op) {
   loc = op->getLoc();
-  if (copiedLoads.contains(op))
-    return success(); // its dot copies it (copiedOperand)
+  if (copiedTransposes.contains(op))
+    return success(); // its load's copy stands for it
+  if (auto load = dyn_cast<LoadOp>(op); load && copies.count(op))
+    return lowerCopiedLoad(load);
   if (auto c = dyn_cast<arith::ConstantOp>(op))
     return lowerConstant(c);
   if (auto p = dyn_cast<ProgramIdOp>(op)) {
@@ -1248,33 +1271,42 @@ LogicalResult KernelLowering::lowerDot(DotOp op) {
   const int64_t W0 = cl.warpsPerCTA[0], W1 = cl.warpsPerCTA[1];
   const int64_t mBlocks = M / (16 * W0), nBlocks = N / (8 * W1);
   const bool f16 = aType.getElementType().isF16();
-  const bool bAlongK = bd->sliceDim < 0 && bd->blocked.order[0] == 0;
-  auto swizzled = [](std::vector<unsigned> order) {
-    return layout::SharedLayout::swizzled(8, 1, 8, std::move(order));
-  };
-  const layout::SharedLayout aAt = swizzled({1, 0}), bAt = swizzled(bAlongK ? std::vector<unsigned>{0, 1}
-                                                                            : std::vector<unsigned>{1, 0});
-  const int64_t aBytes = (M * K * 2 + 127) / 128 * 128;
-  smemBytes = std::max(smemBytes, aBytes + K * N * 2);
+  const layout::SharedLayout aAt = dotOperandLayout(*a, true), bAt = dotOperandLayout(*bd, false);
+  const bool bAlongK = bAt.order[0] == 0;
 
-  Type elem = storageType(aType.getElementType());
-  Value base = sharedBase();
+  // Operands in registers go to the scratch buffer (a at 0, b after it);
+  // copied ones are in their own buffers: wait for their groups.
   auto ptrType = LLVM::LLVMPointerType::get(ctx, kShared);
-  Value bBase = LLVM::GEPOp::create(b, loc, ptrType, b.getI8Type(), base, ValueRange{i32(aBytes)});
-  nvvm::barrier(b, loc); // earlier users of the buffer are done
-  bool copying = false;
-  auto stage = [&](Value operand, const Dist &dist, const layout::SharedLayout &at, Value to) {
-    if (LoadOp load = copiedLoads.contains(operand.getDefiningOp()) ? copiedOperand(operand) : LoadOp()) {
-      copyToShared(load, dist, at, to);
-      copying = true;
-      return;
-    }
-    storeToShared(dist, elem, 2, at, to, [&](int64_t r) { return lookup(operand)[r]; });
+  auto copyOf = [&](Value operand) -> Copy * {
+    Operation *def = operand.getDefiningOp();
+    if (def && copiedTransposes.contains(def))
+      def = def->getOperand(0).getDefiningOp();
+    auto it = def ? copies.find(def) : copies.end();
+    return it == copies.end() ? nullptr : &it->second;
   };
-  stage(op.getA(), *a, aAt, base);
-  stage(op.getB(), *bd, bAt, bBase);
-  if (copying)
-    mma::waitAsyncCopies(b, loc);
+  Copy *aCopy = copyOf(op.getA()), *bCopy = copyOf(op.getB());
+  const int64_t aBytes = aCopy ? 0 : (M * K * 2 + 127) / 128 * 128;
+  Value scratch = aCopy && bCopy ? Value() : sharedBase();
+  Value aBase = aCopy ? LLVM::AddressOfOp::create(b, loc, ptrType, aCopy->buffer).getResult()
+                      : scratch;
+  Value bBase = bCopy ? LLVM::AddressOfOp::create(b, loc, ptrType, bCopy->buffer).getResult()
+                      : LLVM::GEPOp::create(b, loc, ptrType, b.getI8Type(), scratch,
+                                            ValueRange{i32(aBytes)})
+                            .getResult();
+  Type elem = storageType(aType.getElementType());
+  if (!aCopy || !bCopy) {
+    smemBytes = std::max(smemBytes, aBytes + (bCopy ? 0 : K * N * 2));
+    nvvm::barrier(b, loc); // earlier users of the scratch buffer are done
+    if (!aCopy)
+      storeToShared(*a, elem, 2, aAt, aBase, [&](int64_t r) { return lookup(op.getA())[r]; });
+    if (!bCopy)
+      storeToShared(*bd, elem, 2, bAt, bBase, [&](int64_t r) { return lookup(op.getB())[r]; });
+  }
+  if (aCopy || bCopy) {
+    // Groups committed after the newer of the two copies may stay in flight.
+    int64_t newest = std::max(aCopy ? aCopy->group : -1, bCopy ? bCopy->group : -1);
+    mma::waitAsyncCopies(b, loc, unsigned(committedGroups - 1 - newest));
+  }
   nvvm::barrier(b, loc);
 
   // Byte addresses: per lane a fixed part, per block a constant row offset
@@ -1292,8 +1324,8 @@ LogicalResult KernelLowering::lowerDot(DotOp op) {
   // first 8 of a row add a constant (the xor only changes the low 3 bits),
   // so a lane needs at most 8 distinct address registers, not one per
   // fragment: the rest is an immediate offset of the ldmatrix.
-  auto load = [&](Value laneBytes, int64_t constBytes, Value laneChunk, int64_t constChunk,
-                  unsigned count, bool trans) {
+  auto load = [&](Value base, Value laneBytes, int64_t constBytes, Value laneChunk,
+                  int64_t constChunk, unsigned count, bool trans) {
     Value chunk = arith::ShLIOp::create(b, loc, xorC(laneChunk, constChunk % 8), i32(4));
     Value lanePtr = LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base,
                                         ValueRange{add(laneBytes, chunk)});
@@ -1306,24 +1338,23 @@ LogicalResult KernelLowering::lowerDot(DotOp op) {
   Value aLane = mul(aRow, K * 2);
   Value aChunk = arith::XOrIOp::create(b, loc, div(matrix, 2), phaseOf(K));
   auto loadA = [&](int64_t i, int64_t s) {
-    return load(aLane, i * 16 * W0 * K * 2, aChunk, 2 * s, 4, false);
+    return load(aBase, aLane, i * 16 * W0 * K * 2, aChunk, 2 * s, 4, false);
   };
   // b: `steps` k steps (1 or 2) of n block j per ldmatrix (x2 or x4).
   const int64_t steps = K % 32 == 0 ? 2 : 1;
   Value bLane, bChunk;
-  Value bSmem = i32(aBytes);
   if (bAlongK) { // [N][K]: rows n, matrix q is k + 8 q
     Value bRow = add(mul(w1, 8), row8);
-    bLane = add(bSmem, mul(bRow, K * 2));
+    bLane = mul(bRow, K * 2);
     bChunk = arith::XOrIOp::create(b, loc, rem(matrix, 2 * steps), phaseOf(K));
   } else { // [K][N]: rows k + 8 q, matrix columns are the block's 8
-    bLane = add(bSmem, mul(add(mul(rem(matrix, 2 * steps), 8), row8), N * 2));
+    bLane = mul(add(mul(rem(matrix, 2 * steps), 8), row8), N * 2);
     bChunk = arith::XOrIOp::create(b, loc, w1, phaseOf(N));
   }
   auto loadB = [&](int64_t j, int64_t s) {
     if (bAlongK)
-      return load(bLane, j * 8 * W1 * K * 2, bChunk, 2 * s, 2 * steps, false);
-    return load(bLane, s * 16 * N * 2, bChunk, j * W1, 2 * steps, true);
+      return load(bBase, bLane, j * 8 * W1 * K * 2, bChunk, 2 * s, 2 * steps, false);
+    return load(bBase, bLane, s * 16 * N * 2, bChunk, j * W1, 2 * steps, true);
   };
 
   // The accumulator's register of (row block m', column block j, column
@@ -1334,26 +1365,28 @@ LogicalResult KernelLowering::lowerDot(DotOp op) {
     regOf[{off[0] / (8 * W0), off[1] / (8 * W1), off[1] % (8 * W1)}] = r;
   }
   Regs acc = lookup(op.getAcc());
+  // Per step of K: b's fragments (an x4 serves two steps), then per row
+  // block a's fragment and its mma with every column block (few fragments
+  // live at once).
   for (int64_t s = 0; s < K / 16; s += steps) {
-    std::vector<SmallVector<Value>> aFrags[2], bFrags;
-    for (int64_t t = 0; t < steps; ++t)
-      for (int64_t i = 0; i < mBlocks; ++i)
-        aFrags[t].push_back(loadA(i, s + t));
+    std::vector<SmallVector<Value>> bFrags;
     for (int64_t j = 0; j < nBlocks; ++j)
       bFrags.push_back(loadB(j, s));
     for (int64_t t = 0; t < steps; ++t)
-      for (int64_t i = 0; i < mBlocks; ++i)
+      for (int64_t i = 0; i < mBlocks; ++i) {
+        SmallVector<Value> aFrag = loadA(i, s + t);
         for (int64_t j = 0; j < nBlocks; ++j) {
           int64_t regs[4] = {regOf[{2 * i, j, 0}], regOf[{2 * i, j, 1}],
                              regOf[{2 * i + 1, j, 0}], regOf[{2 * i + 1, j, 1}]};
           SmallVector<Value> cIn;
           for (int64_t r : regs)
             cIn.push_back(acc[r]);
-          auto d = mma::multiplyAccumulate(
-              b, loc, aFrags[t][i], ValueRange(bFrags[j]).slice(2 * t, 2), cIn, f16);
+          auto d = mma::multiplyAccumulate(b, loc, aFrag, ValueRange(bFrags[j]).slice(2 * t, 2),
+                                           cIn, f16);
           for (int k = 0; k < 4; ++k)
             acc[regs[k]] = d[k];
         }
+      }
   }
   values[op] = acc;
   return success();
@@ -1369,16 +1402,31 @@ LoadOp KernelLowering::copiedOperand(Value operand) {
   auto load = loaded.getDefiningOp<LoadOp>();
   if (!load || !load->hasOneUse() || !isa<RankedTensorType>(load.getPtr().getType()))
     return {};
+  // The load's block holds the dot, or the loop (or branch) around it: a
+  // loop-invariant operand is copied once, before the loop.
   Operation *dot = *operand.getUsers().begin();
-  if (load->getBlock() != dot->getBlock())
+  Operation *holder = load->getBlock()->findAncestorOpInBlock(*dot);
+  if (!holder)
     return {};
-  for (Operation *op = load->getNextNode(); op != dot; op = op->getNextNode())
-    if (isa<StoreOp, AtomicRMWOp>(op) || op->getNumRegions() > 0)
-      return {}; // the copy happens at the dot: nothing may write in between
-  if (Value other = load.getOther()) {
+  // The dot reads the buffer later than the load would have read memory:
+  // nothing may write global memory in between.
+  for (Operation *op = load->getNextNode(); op; op = op->getNextNode()) {
+    bool writes = false;
+    op->walk([&](Operation *inner) { writes |= isa<StoreOp, AtomicRMWOp>(inner); });
+    if (writes)
+      return {};
+    if (op == holder)
+      break;
+  }
+  if (Value other = load.getOther()) { // masked lanes read +0.0: cp.async's zero fill
+    if (auto splat = other.getDefiningOp<SplatOp>())
+      other = splat.getSrc();
     auto c = other.getDefiningOp<arith::ConstantOp>();
-    auto splat = c ? dyn_cast<SplatElementsAttr>(c.getValue()) : SplatElementsAttr();
-    if (!splat || !splat.getSplatValue<APFloat>().isPosZero())
+    Attribute value = c ? c.getValue() : Attribute();
+    if (auto dense = dyn_cast_or_null<SplatElementsAttr>(value))
+      value = dense.getSplatValue<Attribute>();
+    auto f = dyn_cast_or_null<FloatAttr>(value);
+    if (!f || !f.getValue().isPosZero())
       return {};
   }
   AccessPlan plan = planAccess(axisInfo, load, load.getPtr(), load.getMask(), load.getType(), 2);
@@ -1391,11 +1439,36 @@ void KernelLowering::findCopiedLoads() {
   func.walk([&](DotOp dot) {
     for (Value operand : {dot.getA(), dot.getB()})
       if (LoadOp load = copiedOperand(operand)) {
-        copiedLoads.insert(load);
+        auto type = cast<RankedTensorType>(load.getType());
+        std::string name = smemName + "_copy" + std::to_string(copyBuffers.size());
+        copyBuffers.push_back({name, (type.getNumElements() * 2 + 15) / 16 * 16});
+        copies[load] = Copy{operand, operand == dot.getA(), name};
         if (auto trans = operand.getDefiningOp<TransOp>())
-          copiedLoads.insert(trans);
+          copiedTransposes.insert(trans);
       }
   });
+}
+
+layout::SharedLayout KernelLowering::dotOperandLayout(const Dist &operand, bool isA) {
+  // Rows of 16-byte chunks, chunk c of row r at c xor (r mod 8). a is kept
+  // [M][K]; b [N][K] when its registers run along K, else [K][N].
+  bool alongK = isA || (operand.sliceDim < 0 && operand.blocked.order[0] == 0);
+  return layout::SharedLayout::swizzled(
+      8, 1, 8, isA || !alongK ? std::vector<unsigned>{1, 0} : std::vector<unsigned>{0, 1});
+}
+
+LogicalResult KernelLowering::lowerCopiedLoad(LoadOp load) {
+  Copy &copy = copies[load];
+  auto dist = distOf(load, cast<RankedTensorType>(copy.operand.getType()));
+  if (failed(dist))
+    return failure();
+  Value buffer = LLVM::AddressOfOp::create(b, loc, LLVM::LLVMPointerType::get(ctx, kShared),
+                                           copy.buffer);
+  nvvm::barrier(b, loc);
+  copyToShared(load, *dist, dotOperandLayout(*dist, copy.isA), buffer);
+  mma::commitAsyncCopies(b, loc);
+  copy.group = committedGroups++;
+  return success();
 }
 
 void KernelLowering::copyToShared(LoadOp load, const Dist &dist, const layout::SharedLayout &at,

@@ -1,26 +1,33 @@
 // RUN: megac-opt %s -split-input-file -tile-assign-layouts -tile-remove-layout-conversions -convert-tile-to-llvm | FileCheck %s
 
 // a [64, 32] and b = trans of a [64, 32] tile, both loads used only by the
-// dot: cp.async from global to shared memory in 16-byte pieces, zero-filled
-// where masked (the loads take 8 elements a thread, whatever the kernel's f32
-// tiles use): 2 a thread and tile. Then per warp ldmatrix (b kept [N][K]: the
-// plain form) and one mma.sync per 16 x 8 x 16 block: 4 warps along N, 16 columns and 64 rows each = 4 x 2
-// blocks, times 2 steps of K = 16 mma; 8 ldmatrix for a (4 row blocks, 2
-// steps), 2 for b (each x4 covers 2 steps of K). The buffer holds a then b,
-// 4096 bytes each (the store's conversion of the result needs more).
+// dot: each is copied where it stands, by cp.async in 16-byte pieces (the
+// loads take 8 elements a thread, whatever the kernel's f32 tiles use: 2 a
+// thread and tile), into its own shared buffer of 4096 bytes, as one commit
+// group after a barrier. The dot waits for both groups (none is left in
+// flight), then per warp ldmatrix (b kept [N][K]: the plain form) and one
+// mma.sync per 16 x 8 x 16 block: 4 warps along N, 16 columns and 64 rows
+// each = 4 x 2 blocks, times 2 steps of K = 16 mma; 8 ldmatrix for a (4 row
+// blocks, 2 steps), 2 for b (each x4 serves 2 steps of K). No scratch buffer.
+// CHECK-DAG: llvm.mlir.global internal @__megac_smem_dot_nt_copy0() {{.*}} : !llvm.array<4096 x i8>
+// CHECK-DAG: llvm.mlir.global internal @__megac_smem_dot_nt_copy1() {{.*}} : !llvm.array<4096 x i8>
+// CHECK-NOT: @__megac_smem_dot_nt()
 // CHECK-LABEL: llvm.func @dot_nt
 // CHECK: nvvm.barrier0
-// CHECK-NOT: llvm.store {{.*}} !llvm.ptr<3>
-// CHECK-COUNT-4: llvm.call_intrinsic "llvm.nvvm.cp.async.cg.shared.global.16.s"
-// CHECK-NOT: cp.async.cg
+// CHECK-COUNT-2: llvm.call_intrinsic "llvm.nvvm.cp.async.cg.shared.global.16.s"
 // CHECK: llvm.call_intrinsic "llvm.nvvm.cp.async.commit.group"
-// CHECK: llvm.call_intrinsic "llvm.nvvm.cp.async.wait.group"
 // CHECK: nvvm.barrier0
-// CHECK-NOT: ldmatrix{{.*}}trans
-// CHECK-COUNT-10: llvm.call_intrinsic "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x4.b16"
-// CHECK-COUNT-16: llvm.call_intrinsic "llvm.nvvm.mma.m16n8k16.row.col.bf16"
-// CHECK-NOT: llvm.nvvm.mma
+// CHECK-COUNT-2: llvm.call_intrinsic "llvm.nvvm.cp.async.cg.shared.global.16.s"
+// CHECK: llvm.call_intrinsic "llvm.nvvm.cp.async.commit.group"
+// CHECK-NOT: llvm.store {{.*}} !llvm.ptr<3>
+// CHECK: llvm.call_intrinsic "llvm.nvvm.cp.async.wait.group"(%{{.*}}) : (i32) -> ()
+// CHECK: nvvm.barrier0
+// CHECK-NOT: nvvm.barrier0
 // CHECK: llvm.return
+// RUN: megac-opt %s -split-input-file -tile-assign-layouts -tile-remove-layout-conversions -convert-tile-to-llvm | grep -o -e 'ldmatrix[a-z0-9.]*' -e 'mma.m16n8k16[a-z0-9.]*' | sort | uniq -c | FileCheck %s --check-prefix=COUNT
+// COUNT: 12 ldmatrix.sync.aligned.m8n8.x4.b16
+// COUNT-NEXT: 2 ldmatrix.sync.aligned.m8n8.x4.trans.b16
+// COUNT-NEXT: 20 mma.m16n8k16.row.col.bf16
 func.func @dot_nt(%a: !tile.ptr<bf16> {tile.alignment = 16 : i64}, %b: !tile.ptr<bf16> {tile.alignment = 16 : i64}, %c: !tile.ptr<f32>) attributes {tile.kernel, tile.num_warps = 4 : i32} {
   %r = tile.arange 0, 64 : tensor<64xi32>
   %k = tile.arange 0, 32 : tensor<32xi32>
@@ -48,18 +55,18 @@ func.func @dot_nt(%a: !tile.ptr<bf16> {tile.alignment = 16 : i64}, %b: !tile.ptr
 // -----
 
 // Operands computed in registers (a scaled tile, b a [K, N] tile that is
-// also stored elsewhere) are written to shared memory by each thread; b,
+// also stored elsewhere) are written to the scratch buffer by each thread; b,
 // kept [K][N], is read by ldmatrix.trans. 4 warps along N = 64: 16 columns,
-// 16 rows each = 1 x 2 blocks, 2 steps of K = 4 mma.
+// 16 rows each = 1 x 2 blocks, 2 steps of K = 4 mma (2 ldmatrix for a, 2
+// for b: the counts above add both functions).
 // CHECK-LABEL: llvm.func @dot_registers
 // CHECK: nvvm.barrier0
 // CHECK: llvm.store {{.*}} : vector<4xbf16>, !llvm.ptr<3>
 // CHECK-NOT: cp.async
 // CHECK: nvvm.barrier0
-// CHECK: llvm.call_intrinsic "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x4.b16"
 // CHECK: llvm.call_intrinsic "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x4.trans.b16"
-// CHECK-COUNT-4: llvm.call_intrinsic "llvm.nvvm.mma.m16n8k16.row.col.bf16"
-// CHECK-NOT: llvm.nvvm.mma
+// CHECK: llvm.call_intrinsic "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x4.b16"
+// CHECK: llvm.call_intrinsic "llvm.nvvm.mma.m16n8k16.row.col.bf16"
 // CHECK: llvm.return
 func.func @dot_registers(%a: !tile.ptr<bf16> {tile.alignment = 16 : i64}, %b: !tile.ptr<bf16> {tile.alignment = 16 : i64}, %c: !tile.ptr<f32>) attributes {tile.kernel, tile.num_warps = 4 : i32} {
   %pa = tile.splat %a : !tile.ptr<bf16> -> tensor<16x32x!tile.ptr<bf16>>
