@@ -228,6 +228,13 @@ def main():
     if unknown:
         print(f"run_bench: unknown kernel(s) {unknown}; known: {', '.join(reference.NAMES)}", file=sys.stderr)
         return 2
+    # Test kernels (matmul) have no benchmark shapes: left out of a full run, refused when named.
+    no_shapes = [n for n in names if not reference.get(n).bench_shapes]
+    if no_shapes and opts.kernels:
+        print(f"run_bench: {', '.join(no_shapes)} ha{'s' if len(no_shapes) == 1 else 've'} no benchmark "
+              f"shapes (a test kernel)", file=sys.stderr)
+        return 2
+    names = [n for n in names if n not in no_shapes]
     megac_fns, modules = {}, {}
     from megac import bundles
     found, _ = bundles.index(opts.bundles)

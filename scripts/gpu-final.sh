@@ -2,7 +2,7 @@
 # The GPU evidence beyond correctness, on the GPU machine after scripts/gpu-check.sh built build-gpu/:
 # the slot contract inside CUDA graphs, the sm_103a SASS of nvfp4_quant (hardware E2M1 conversion), and
 # compute-sanitizer memcheck (every kernel, one shape) and racecheck (the kernels that use shared memory:
-# hop, hop_mid, draft_fin, softmax, reduce_cols, nvfp4_quant_swizzled and attention).
+# hop, hop_mid, draft_fin, softmax, reduce_cols, nvfp4_quant_swizzled, attention and matmul).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -21,7 +21,7 @@ timeout 110 compute-sanitizer --tool memcheck --print-limit 5 python3 test/gpu/r
   --bundles out/bundles --out "$out/memcheck" --max-shapes 1 > "$out/memcheck.log" 2>&1
 echo "memcheck exit $?"; grep -E "ERROR SUMMARY|^kernel|ran " "$out/memcheck.log" | head -30
 echo "== racecheck (kernels with shared memory)"
-timeout 80 compute-sanitizer --tool racecheck --print-limit 5 python3 test/gpu/run_gpu_tests.py \
+timeout 150 compute-sanitizer --tool racecheck --print-limit 5 python3 test/gpu/run_gpu_tests.py \
   --bundles out/bundles --out "$out/racecheck" --max-shapes 1 \
-  --kernels hop,hop_mid,draft_fin,softmax,reduce_cols,nvfp4_quant_swizzled,attn_decode_q1 > "$out/racecheck.log" 2>&1
+  --kernels hop,hop_mid,draft_fin,softmax,reduce_cols,nvfp4_quant_swizzled,attn_decode_q1,attn_decode_verify,matmul,matmul_nt > "$out/racecheck.log" 2>&1
 echo "racecheck exit $?"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|ran " "$out/racecheck.log" | head -20
