@@ -1251,12 +1251,14 @@ LogicalResult KernelLowering::lowerReshape(ReshapeOp op) {
   return success();
 }
 
-// a [M, K] times b [K, N] plus acc on tensor cores. a and b go to shared
-// memory (a at 0, b after it) in rows of 16-byte chunks swizzled by the row
-// (chunk c of row r at c xor (r mod 8)), so the eight row addresses of one
-// ldmatrix hit eight bank groups. b is kept [N][K] when its registers run
-// along K (a transposed [N, K] tile) and read by ldmatrix, else [K][N] and
-// read by ldmatrix.trans. Each warp then loads its fragments and issues one
+// a [M, K] times b [K, N] plus acc on tensor cores. a and b are in shared
+// memory in rows of 16-byte chunks swizzled by the row (chunk c of row r at
+// c xor (r mod 8)), so the eight row addresses of one ldmatrix hit eight bank
+// groups: copied operands (copiedOperand) in their own buffers, the others
+// stored here into the scratch buffer (a at 0, b after it). b is kept [N][K]
+// when its registers run along K (a transposed [N, K] tile) and read by
+// ldmatrix, else [K][N] and read by ldmatrix.trans. Each warp then loads its
+// fragments and issues one
 // mma.sync m16n8k16 per block of its share of the result: in
 // layout::dotLayout, warp (w0, w1) holds rows w0 * 8 + 8 W0 m' + (0..7) for
 // every m' (an m16 block is m' = 2i and 2i + 1) and columns w1 * 8 + 8 W1 j
