@@ -245,10 +245,15 @@ private:
   LogicalResult lowerReshape(ReshapeOp op);
   LogicalResult lowerDot(DotOp op);
   // A dot operand that is a load (or trans of a load) used only there, in the
-  // dot's block with no store between, of 16-bit elements in vectors of at
-  // least 4 bytes, zero where masked: it goes from global to shared memory
-  // by cp.async inside the dot, never through registers.
+  // dot's block or an enclosing one with no store between, copyable: it goes
+  // from global to shared memory by cp.async, never through registers.
   LoadOp copiedOperand(Value operand);
+  // A load cp.async can stand for: a tile of 16-bit elements in vectors of
+  // at least 4 bytes with uniform masks, +0.0 where masked.
+  bool copyable(LoadOp load);
+  // A dot operand carried around a loop and prefetched (see Pipeline): its
+  // two loads, or nothing.
+  std::optional<std::pair<LoadOp, LoadOp>> pipelinedLoads(DotOp dot, Value operand);
   void findCopiedLoads();
   // Issues the cp.async of a copied operand (tile distribution `dist`, as
   // the dot sees it) to a buffer of layout `at` at shared address `base`.
@@ -260,6 +265,13 @@ private:
   // group; its dot waits for that group. So the copy's latency overlaps
   // whatever comes between the load and the dot.
   LogicalResult lowerCopiedLoad(LoadOp load);
+  // A pipelined load: the same, into the half of its pipeline's buffer that
+  // the previous iteration's dot does not read (half 0 before the loop);
+  // its value is that half's number.
+  LogicalResult lowerPipelinedLoad(LoadOp load);
+  // The shared buffer holding a dot operand that is copied or pipelined, or
+  // nothing; `pending` lowers to the groups that may stay in flight.
+  Value dotOperandBuffer(Value operand, int64_t &pending);
   // Writes register regAt(r) of a tile of distribution `src` at its place in a
   // shared buffer of layout `at` that starts at `base` (runs of registers
   // that are consecutive there go as one vector store).
@@ -328,6 +340,22 @@ private:
   };
   DenseMap<Operation *, Copy> copies;     // by load
   DenseSet<Operation *> copiedTransposes; // lowered with their load
+  // A dot operand prefetched around a loop: `kt = load(..)` before it,
+  // `kn = load(..)` in its body and `kt = kn` at its end, kt used only by the
+  // dot (or a trans for it). Both loads are copied into the two halves of one
+  // buffer; the loop carries which half holds this iteration's tile (an i32),
+  // so the next iteration's copy is in flight during this one's dot.
+  struct Pipeline {
+    Value operand;          // the dot's operand (the carried tile, or its trans)
+    bool isA = false;
+    std::string buffer;     // two halves of `half` bytes
+    int64_t half = 0;
+    int64_t padGroups = 0;  // empty groups after the first copy (see findPipeline)
+    int64_t pendingAtDot = 0;
+  };
+  std::vector<Pipeline> pipelines;
+  DenseMap<Operation *, size_t> pipelineOfLoad; // both loads
+  DenseMap<Value, size_t> pipelineOfOperand;    // the dot's operand
   int64_t committedGroups = 0;
   std::vector<std::pair<std::string, int64_t>> copyBuffers; // name, bytes
   Value lane, warp;
@@ -412,6 +440,8 @@ LogicalResult KernelLowering::lowerOp(Operation *op) {
     return success(); // its load's copy stands for it
   if (auto load = dyn_cast<LoadOp>(op); load && copies.count(op))
     return lowerCopiedLoad(load);
+  if (auto load = dyn_cast<LoadOp>(op); load && pipelineOfLoad.count(op))
+    return lowerPipelinedLoad(load);
   if (auto c = dyn_cast<arith::ConstantOp>(op))
     return lowerConstant(c);
   if (auto p = dyn_cast<ProgramIdOp>(op)) {
@@ -1277,38 +1307,30 @@ LogicalResult KernelLowering::lowerDot(DotOp op) {
   const bool bAlongK = bAt.order[0] == 0;
 
   // Operands in registers go to the scratch buffer (a at 0, b after it);
-  // copied ones are in their own buffers: wait for their groups.
+  // copied and pipelined ones are in their own buffers: wait for their
+  // groups (all but `pending` of the latest may stay in flight).
   auto ptrType = LLVM::LLVMPointerType::get(ctx, kShared);
-  auto copyOf = [&](Value operand) -> Copy * {
-    Operation *def = operand.getDefiningOp();
-    if (def && copiedTransposes.contains(def))
-      def = def->getOperand(0).getDefiningOp();
-    auto it = def ? copies.find(def) : copies.end();
-    return it == copies.end() ? nullptr : &it->second;
-  };
-  Copy *aCopy = copyOf(op.getA()), *bCopy = copyOf(op.getB());
-  const int64_t aBytes = aCopy ? 0 : (M * K * 2 + 127) / 128 * 128;
-  Value scratch = aCopy && bCopy ? Value() : sharedBase();
-  Value aBase = aCopy ? LLVM::AddressOfOp::create(b, loc, ptrType, aCopy->buffer).getResult()
-                      : scratch;
-  Value bBase = bCopy ? LLVM::AddressOfOp::create(b, loc, ptrType, bCopy->buffer).getResult()
-                      : LLVM::GEPOp::create(b, loc, ptrType, b.getI8Type(), scratch,
-                                            ValueRange{i32(aBytes)})
-                            .getResult();
+  int64_t pending = committedGroups;
+  Value aBase = dotOperandBuffer(op.getA(), pending);
+  Value bBase = dotOperandBuffer(op.getB(), pending);
+  const bool aInRegisters = !aBase, bInRegisters = !bBase;
+  const int64_t aBytes = aInRegisters ? (M * K * 2 + 127) / 128 * 128 : 0;
   Type elem = storageType(aType.getElementType());
-  if (!aCopy || !bCopy) {
-    smemBytes = std::max(smemBytes, aBytes + (bCopy ? 0 : K * N * 2));
+  if (aInRegisters || bInRegisters) {
+    Value scratch = sharedBase();
+    if (aInRegisters)
+      aBase = scratch;
+    if (bInRegisters)
+      bBase = LLVM::GEPOp::create(b, loc, ptrType, b.getI8Type(), scratch, ValueRange{i32(aBytes)});
+    smemBytes = std::max(smemBytes, aBytes + (bInRegisters ? K * N * 2 : 0));
     nvvm::barrier(b, loc); // earlier users of the scratch buffer are done
-    if (!aCopy)
+    if (aInRegisters)
       storeToShared(*a, elem, 2, aAt, aBase, [&](int64_t r) { return lookup(op.getA())[r]; });
-    if (!bCopy)
+    if (bInRegisters)
       storeToShared(*bd, elem, 2, bAt, bBase, [&](int64_t r) { return lookup(op.getB())[r]; });
   }
-  if (aCopy || bCopy) {
-    // Groups committed after the newer of the two copies may stay in flight.
-    int64_t newest = std::max(aCopy ? aCopy->group : -1, bCopy ? bCopy->group : -1);
-    mma::waitAsyncCopies(b, loc, unsigned(committedGroups - 1 - newest));
-  }
+  if (!aInRegisters || !bInRegisters)
+    mma::waitAsyncCopies(b, loc, unsigned(pending));
   nvvm::barrier(b, loc);
 
   // Byte addresses: per lane a fixed part, per block a constant row offset
@@ -1420,6 +1442,13 @@ LoadOp KernelLowering::copiedOperand(Value operand) {
     if (op == holder)
       break;
   }
+  return copyable(load) ? load : LoadOp();
+}
+
+bool KernelLowering::copyable(LoadOp load) {
+  auto type = dyn_cast<RankedTensorType>(load.getType());
+  if (!type || storageBytes(type.getElementType()) != 2)
+    return false;
   if (Value other = load.getOther()) { // masked lanes read +0.0: cp.async's zero fill
     if (auto splat = other.getDefiningOp<SplatOp>())
       other = splat.getSrc();
@@ -1429,12 +1458,42 @@ LoadOp KernelLowering::copiedOperand(Value operand) {
       value = dense.getSplatValue<Attribute>();
     auto f = dyn_cast_or_null<FloatAttr>(value);
     if (!f || !f.getValue().isPosZero())
-      return {};
+      return false;
   }
   AccessPlan plan = planAccess(axisInfo, load, load.getPtr(), load.getMask(), load.getType(), 2);
-  if (plan.width < 2 || !plan.maskUniform)
-    return {};
-  return load;
+  return plan.width >= 2 && plan.maskUniform;
+}
+
+std::optional<std::pair<LoadOp, LoadOp>> KernelLowering::pipelinedLoads(DotOp dot,
+                                                                        Value operand) {
+  Value carried = operand;
+  if (auto trans = operand.getDefiningOp<TransOp>()) {
+    if (!trans->hasOneUse())
+      return std::nullopt;
+    carried = trans.getSrc();
+  }
+  auto arg = dyn_cast<BlockArgument>(carried);
+  auto loop = arg ? dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp()) : scf::ForOp();
+  if (!loop || arg.getArgNumber() == 0 || !arg.hasOneUse() || dot->getBlock() != loop.getBody() ||
+      !loop.getTiedLoopResult(arg).use_empty())
+    return std::nullopt;
+  auto first = loop.getTiedLoopInit(arg)->get().getDefiningOp<LoadOp>();
+  auto next = loop.getTiedLoopYieldedValue(arg)->get().getDefiningOp<LoadOp>();
+  if (!first || !next || !first->hasOneUse() || !next->hasOneUse() ||
+      first->getBlock() != loop->getBlock() || next->getBlock() != loop.getBody() ||
+      first.getType() != next.getType() || !copyable(first) || !copyable(next))
+    return std::nullopt;
+  // The copies read memory later than the loads would: nothing may write
+  // global memory from the first load to the loop's end.
+  for (Operation *op = first; op; op = op->getNextNode()) {
+    bool writes = false;
+    op->walk([&](Operation *inner) { writes |= isa<StoreOp, AtomicRMWOp>(inner); });
+    if (writes)
+      return std::nullopt;
+    if (op == loop)
+      break;
+  }
+  return std::make_pair(first, next);
 }
 
 void KernelLowering::findCopiedLoads() {
@@ -1449,6 +1508,58 @@ void KernelLowering::findCopiedLoads() {
           copiedTransposes.insert(trans);
       }
   });
+  // Pipelines, once every plain copy is known. Commit groups are counted
+  // per thread in program order. A pipelined tile's data is the group of the
+  // previous iteration's copy (or of the copy before the loop): at its dot,
+  // the groups committed after it (the rest of the previous iteration, then
+  // this one up to the dot) may stay in flight. The copy before the loop is
+  // followed by as many empty groups as the body commits after its own copy,
+  // so that iteration 0 counts alike. That needs every group of the body
+  // committed in the body's own block: else its tiles stay in registers.
+  struct Candidate {
+    DotOp dot;
+    Value operand;
+    LoadOp first, next;
+  };
+  SmallVector<Candidate> candidates;
+  DenseSet<Operation *> nextLoads;
+  func.walk([&](DotOp dot) {
+    for (Value operand : {dot.getA(), dot.getB()})
+      if (auto loads = pipelinedLoads(dot, operand)) {
+        candidates.push_back({dot, operand, loads->first, loads->second});
+        nextLoads.insert(loads->second);
+      }
+  });
+  for (Candidate &c : candidates) {
+    Block *body = c.dot->getBlock();
+    SmallVector<Operation *> committing;
+    bool nested = false;
+    body->walk([&](Operation *op) {
+      if (copies.count(op) || nextLoads.contains(op)) {
+        nested |= op->getBlock() != body;
+        committing.push_back(op);
+      }
+    });
+    if (nested)
+      continue;
+    int64_t mine = 0, beforeDot = 0;
+    for (size_t i = 0; i < committing.size(); ++i) {
+      if (committing[i] == c.next)
+        mine = int64_t(i);
+      beforeDot += committing[i]->isBeforeInBlock(c.dot);
+    }
+    auto type = cast<RankedTensorType>(c.first.getType());
+    std::string name = smemName + "_copy" + std::to_string(copyBuffers.size());
+    int64_t half = (type.getNumElements() * 2 + 127) / 128 * 128;
+    copyBuffers.push_back({name, 2 * half});
+    pipelineOfLoad[c.first] = pipelineOfLoad[c.next] = pipelines.size();
+    pipelineOfOperand[c.operand] = pipelines.size();
+    int64_t pad = int64_t(committing.size()) - mine - 1;
+    pipelines.push_back(Pipeline{c.operand, c.operand == c.dot.getA(), name, half, pad,
+                                 pad + beforeDot});
+    if (auto trans = c.operand.getDefiningOp<TransOp>())
+      copiedTransposes.insert(trans);
+  }
 }
 
 layout::SharedLayout KernelLowering::dotOperandLayout(const Dist &operand, bool isA) {
@@ -1471,6 +1582,56 @@ LogicalResult KernelLowering::lowerCopiedLoad(LoadOp load) {
   mma::commitAsyncCopies(b, loc);
   copy.group = committedGroups++;
   return success();
+}
+
+LogicalResult KernelLowering::lowerPipelinedLoad(LoadOp load) {
+  Pipeline &p = pipelines[pipelineOfLoad[load]];
+  auto dist = distOf(load, cast<RankedTensorType>(p.operand.getType()));
+  if (failed(dist))
+    return failure();
+  Value half = i32(0);
+  auto loop = dyn_cast<scf::ForOp>(load->getParentOp());
+  bool inLoop = loop && loop.getBody() == p.operand.getParentBlock();
+  if (inLoop) { // the half the carried tile is not in
+    Operation *yield = loop.getBody()->getTerminator();
+    for (OpOperand &y : yield->getOpOperands())
+      if (y.get() == load.getResult())
+        half = arith::SubIOp::create(
+            b, loc, i32(1), lookup(loop.getRegionIterArgs()[y.getOperandNumber()])[0]);
+  }
+  Value buffer = LLVM::AddressOfOp::create(b, loc, LLVM::LLVMPointerType::get(ctx, kShared),
+                                           p.buffer);
+  Value at = LLVM::GEPOp::create(b, loc, buffer.getType(), b.getI8Type(), buffer,
+                                 ValueRange{arith::MulIOp::create(b, loc, half, i32(p.half))});
+  nvvm::barrier(b, loc); // the dot that read this half (an iteration ago) is done
+  copyToShared(load, *dist, dotOperandLayout(*dist, p.isA), at);
+  mma::commitAsyncCopies(b, loc);
+  ++committedGroups;
+  if (!inLoop)
+    for (int64_t k = 0; k < p.padGroups; ++k, ++committedGroups)
+      mma::commitAsyncCopies(b, loc);
+  values[load] = Regs{half};
+  return success();
+}
+
+Value KernelLowering::dotOperandBuffer(Value operand, int64_t &pending) {
+  auto ptrType = LLVM::LLVMPointerType::get(ctx, kShared);
+  Operation *def = operand.getDefiningOp();
+  Operation *loaded = def && copiedTransposes.contains(def) ? def->getOperand(0).getDefiningOp() : def;
+  if (auto it = loaded ? copies.find(loaded) : copies.end(); it != copies.end()) {
+    pending = std::min(pending, committedGroups - 1 - it->second.group);
+    return LLVM::AddressOfOp::create(b, loc, ptrType, it->second.buffer);
+  }
+  auto it = pipelineOfOperand.find(operand);
+  if (it == pipelineOfOperand.end())
+    return Value();
+  Pipeline &p = pipelines[it->second];
+  pending = std::min(pending, p.pendingAtDot);
+  Value carried = def && copiedTransposes.contains(def) ? def->getOperand(0) : operand;
+  Value buffer = LLVM::AddressOfOp::create(b, loc, ptrType, p.buffer);
+  return LLVM::GEPOp::create(b, loc, ptrType, b.getI8Type(), buffer,
+                             ValueRange{arith::MulIOp::create(b, loc, lookup(carried)[0],
+                                                              i32(p.half))});
 }
 
 void KernelLowering::copyToShared(LoadOp load, const Dist &dist, const layout::SharedLayout &at,

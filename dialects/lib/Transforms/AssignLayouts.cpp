@@ -391,19 +391,28 @@ private:
         if (Attribute l = anchors.lookup(dot.getResult()))
           prefer(dot.getAcc(), l);
         // An operand loaded for the dot alone is read in 16-byte vectors,
-        // whatever the kernel's other tiles use (it goes to shared memory).
+        // whatever the kernel's other tiles use (it goes to shared memory);
+        // so are both loads of an operand carried around a loop (prefetched).
         for (Value operand : {dot.getA(), dot.getB()}) {
           Value loaded = operand;
           if (auto trans = operand.getDefiningOp<TransOp>())
             loaded = trans.getSrc();
-          auto load = loaded.getDefiningOp<LoadOp>();
-          auto type = load ? dyn_cast<RankedTensorType>(load.getType()) : RankedTensorType();
-          if (!type || !load->hasOneUse())
-            continue;
-          auto l = megac::layout::Blocked::defaultFor(
-              megac::layout::Shape(type.getShape().begin(), type.getShape().end()), numWarps,
-              unsigned(16 / storageBytes(type.getElementType())));
-          prefer(load.getResult(), blockedAttr(ctx, l));
+          SmallVector<Value> loads{loaded};
+          if (auto arg = dyn_cast<BlockArgument>(loaded))
+            if (auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
+                loop && arg.getArgNumber() > 0)
+              loads = {loop.getTiedLoopInit(arg)->get(),
+                       loop.getTiedLoopYieldedValue(arg)->get()};
+          for (Value v : loads) {
+            auto load = v.getDefiningOp<LoadOp>();
+            auto type = load ? dyn_cast<RankedTensorType>(load.getType()) : RankedTensorType();
+            if (!type || !load->hasOneUse())
+              continue;
+            auto l = megac::layout::Blocked::defaultFor(
+                megac::layout::Shape(type.getShape().begin(), type.getShape().end()), numWarps,
+                unsigned(16 / storageBytes(type.getElementType())));
+            prefer(load.getResult(), blockedAttr(ctx, l));
+          }
         }
         continue;
       }
