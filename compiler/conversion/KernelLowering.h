@@ -1,0 +1,391 @@
+//===- KernelLowering.h - one tile kernel to the LLVM dialect ---*- C++ -*-===//
+//
+// The lowering's state and its helpers, shared by its translation units:
+// TileToLLVM.cpp (the kernel, elementwise ops, memory, reductions, layout
+// conversions, quantization, control flow) and DotLowering.cpp (tile.dot: its
+// operands in shared memory, copies, prefetch pipelines, mma). Internal to
+// compiler/conversion.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "../target/Target.h"
+
+#include "Tile/Analysis/AxisInfo.h"
+#include "Tile/IR/TileDialect.h"
+#include "Tile/Layout/BlockedLayout.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/Builders.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace megac::lowering {
+
+using namespace mlir;
+using namespace mlir::tile;
+namespace layout = megac::layout;
+
+// The registers one thread holds of a tile value (a scalar: one).
+using Regs = SmallVector<Value, 8>;
+
+inline constexpr unsigned kGlobal = 1, kShared = 3;
+
+inline bool isNarrowFloat(Type t) {
+  return isa<Float8E4M3FNType, Float8E5M2Type, Float4E2M1FNType,
+             Float8E8M0FNUType>(t);
+}
+
+// How an element lives in a register: narrow floats as their bits in an i8,
+// pointers as LLVM global pointers.
+inline Type storageType(Type elem) {
+  if (isNarrowFloat(elem))
+    return IntegerType::get(elem.getContext(), 8);
+  if (isa<PtrType>(elem))
+    return LLVM::LLVMPointerType::get(elem.getContext(), kGlobal);
+  return elem;
+}
+
+inline int64_t storageBytes(Type elem) {
+  Type s = storageType(elem);
+  if (isa<LLVM::LLVMPointerType>(s))
+    return 8;
+  return std::max<int64_t>(1, s.getIntOrFloatBitWidth() / 8);
+}
+
+// A tile type's distribution: its blocked layout (the parent, for slices),
+// and which of the blocked layout's registers the tile keeps.
+struct Dist {
+  layout::Blocked blocked;
+  int sliceDim = -1;
+  layout::Shape shape;       // the tile's shape
+  layout::Shape parentShape; // `shape` with the sliced dimension put back as 1
+  std::vector<int64_t> parentRegs;
+
+  int64_t numRegs() const { return parentRegs.size(); }
+  layout::Index offset(int64_t reg) const {
+    return blocked.registerOffset(parentShape, parentRegs[reg]);
+  }
+  // Maps a tile dimension to its dimension in the blocked layout.
+  unsigned parentDim(unsigned dim) const {
+    return sliceDim >= 0 && int(dim) >= sliceDim ? dim + 1 : dim;
+  }
+};
+
+inline layout::Blocked toBlocked(BlockedEncodingAttr a) {
+  return {{a.getSizePerThread().begin(), a.getSizePerThread().end()},
+          {a.getThreadsPerWarp().begin(), a.getThreadsPerWarp().end()},
+          {a.getWarpsPerCTA().begin(), a.getWarpsPerCTA().end()},
+          {a.getOrder().begin(), a.getOrder().end()}};
+}
+
+inline FailureOr<Dist> distOf(Operation *op, RankedTensorType type) {
+  Dist d;
+  d.shape.assign(type.getShape().begin(), type.getShape().end());
+  Attribute enc = type.getEncoding();
+  if (auto blocked = dyn_cast_or_null<BlockedEncodingAttr>(enc)) {
+    d.blocked = toBlocked(blocked);
+    d.parentShape = d.shape;
+    for (int64_t r = 0, n = d.blocked.numRegisters(d.shape); r < n; ++r)
+      d.parentRegs.push_back(r);
+  } else if (auto slice = dyn_cast_or_null<SliceEncodingAttr>(enc)) {
+    d.blocked = toBlocked(slice.getParent());
+    d.sliceDim = int(slice.getDim());
+    d.parentShape = d.shape;
+    d.parentShape.insert(d.parentShape.begin() + d.sliceDim, 1);
+    d.parentRegs = layout::TileLayout{d.blocked, d.sliceDim}.parentRegisters(d.shape);
+  } else {
+    return op->emitError("tile ") << type
+                                  << " has no layout: run tile-assign-layouts "
+                                     "before lowering";
+  }
+  if (d.blocked.rank() != d.parentShape.size())
+    return op->emitError("layout rank does not match tile ") << type;
+  return d;
+}
+
+// How wide one thread's accesses through `ptr` can be: `width` elements when
+// pointers allow it, and whether the mask is uniform over each vector
+// (otherwise vectors whose lanes are all enabled take the vector path and the
+// others fall back to element accesses).
+struct AccessPlan {
+  int64_t width = 1;
+  bool maskUniform = true;
+};
+
+inline AccessPlan planAccess(AxisInfoAnalysis &axisInfo, Operation *op,
+                             Value ptr, Value mask, Type valueType,
+                             int64_t bytes) {
+  AccessPlan plan;
+  auto tensor = dyn_cast<RankedTensorType>(valueType);
+  if (!tensor)
+    return plan;
+  auto d = distOf(op, tensor);
+  if (failed(d) || d->sliceDim >= 0)
+    return plan;
+  unsigned fastest = d->blocked.order[0];
+  int64_t perThread = d->blocked.sizePerThread[fastest];
+  plan.width = axisInfo.vectorWidth(ptr, Value(), fastest, perThread, bytes);
+  if (mask)
+    plan.maskUniform =
+        axisInfo.vectorWidth(ptr, mask, fastest, perThread, bytes) == plan.width;
+  return plan;
+}
+
+class KernelLowering {
+public:
+  KernelLowering(func::FuncOp func, const Target &target)
+      : func(func), target(target), b(func.getContext()),
+        ctx(func.getContext()) {}
+
+  LogicalResult run();
+
+private:
+  // --- small builders -----------------------------------------------------
+  // Scalar constants are made once per kernel, at the top of its entry block
+  // (they dominate every use there): the lowering asks for the same few
+  // constants thousands of times, and each copy would cost the conversion
+  // passes and the translation time, for the same LLVM IR (constants are
+  // uniqued there).
+  Value constant(TypedAttr value) {
+    Value &c = constants[value];
+    if (!c) {
+      OpBuilder cb = OpBuilder::atBlockBegin(entryBlock);
+      c = arith::ConstantOp::create(cb, func.getLoc(), value);
+    }
+    return c;
+  }
+  Value i32(int64_t v) { return constant(b.getI32IntegerAttr(int32_t(v))); }
+  Value constantLike(Type type, double v) {
+    if (isa<FloatType>(type))
+      return constant(b.getFloatAttr(type, v));
+    return constant(b.getIntegerAttr(type, int64_t(v)));
+  }
+
+  Regs &lookup(Value v) {
+    auto it = values.find(v);
+    assert(it != values.end() && "value lowered before use");
+    return it->second;
+  }
+  // Register `i` of `v`; scalars have one register used for every element.
+  Value reg(Value v, int64_t i) {
+    Regs &r = lookup(v);
+    return r.size() == 1 ? r[0] : r[i];
+  }
+  int64_t numRegsOf(Value v) { return lookup(v).size(); }
+
+  // --- thread coordinates and element indices -----------------------------
+  Value laneDigit(const layout::Blocked &l, unsigned dim) {
+    int64_t below = 1;
+    for (unsigned d : l.order) {
+      if (d == dim)
+        break;
+      below *= l.threadsPerWarp[d];
+    }
+    Value v = arith::DivUIOp::create(b, loc, lane, i32(below));
+    return arith::RemUIOp::create(b, loc, v, i32(l.threadsPerWarp[dim]));
+  }
+  Value warpDigit(const layout::Blocked &l, unsigned dim) {
+    int64_t below = 1;
+    for (unsigned d : l.order) {
+      if (d == dim)
+        break;
+      below *= l.warpsPerCTA[d];
+    }
+    Value v = arith::DivUIOp::create(b, loc, warp, i32(below));
+    return arith::RemUIOp::create(b, loc, v, i32(l.warpsPerCTA[dim]));
+  }
+  // The unwrapped index of the thread's register 0 along each blocked dim.
+  SmallVector<Value> threadBase(const layout::Blocked &l) {
+    SmallVector<Value> base;
+    for (unsigned d = 0; d < l.rank(); ++d) {
+      Value w = arith::MulIOp::create(b, loc, warpDigit(l, d),
+                                        i32(l.threadsPerWarp[d]));
+      Value t = arith::AddIOp::create(b, loc, w, laneDigit(l, d));
+      base.push_back(arith::MulIOp::create(b, loc, t, i32(l.sizePerThread[d])));
+    }
+    return base;
+  }
+  // indices[reg][dim] of every register, in the tile's own dimensions.
+  SmallVector<SmallVector<Value>> elementIndices(const Dist &d) {
+    SmallVector<Value> base = threadBase(d.blocked);
+    SmallVector<SmallVector<Value>> out;
+    for (int64_t r = 0; r < d.numRegs(); ++r) {
+      layout::Index off = d.offset(r);
+      SmallVector<Value> idx;
+      for (unsigned dim = 0; dim < d.shape.size(); ++dim) {
+        unsigned pd = d.parentDim(dim);
+        Value v = arith::AddIOp::create(b, loc, base[pd], i32(off[pd]));
+        if (d.blocked.ctaTile(pd) > d.parentShape[pd])
+          v = arith::RemUIOp::create(b, loc, v, i32(d.parentShape[pd]));
+        idx.push_back(v);
+      }
+      out.push_back(idx);
+    }
+    return out;
+  }
+  // True in the one thread that owns each element among its replicas.
+  SmallVector<Value> ownerPredicates(const Dist &d) {
+    SmallVector<Value> base = threadBase(d.blocked);
+    SmallVector<Value> out;
+    for (int64_t r = 0; r < d.numRegs(); ++r) {
+      layout::Index off = d.offset(r);
+      Value all;
+      for (unsigned pd = 0; pd < d.parentShape.size(); ++pd) {
+        if (d.blocked.ctaTile(pd) <= d.parentShape[pd])
+          continue;
+        Value v = arith::AddIOp::create(b, loc, base[pd], i32(off[pd]));
+        Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, v,
+                                           i32(d.parentShape[pd]));
+        all = all ? arith::AndIOp::create(b, loc, all, ok).getResult() : ok;
+      }
+      out.push_back(all ? all : arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1).getResult());
+    }
+    return out;
+  }
+
+  // --- shared memory --------------------------------------------------------
+  Value sharedBase() {
+    return LLVM::AddressOfOp::create(b, 
+        loc, LLVM::LLVMPointerType::get(ctx, kShared), smemName);
+  }
+  Value sharedSlot(Value base, Type elem, Value index) {
+    return LLVM::GEPOp::create(b, loc, LLVM::LLVMPointerType::get(ctx, kShared),
+                                 elem, base, ValueRange{index});
+  }
+
+  // --- op lowering ------------------------------------------------------------
+  LogicalResult lowerBlock(Block &block);
+  LogicalResult lowerOp(Operation *op);
+  LogicalResult lowerElementwise(Operation *op);
+  LogicalResult lowerConstant(arith::ConstantOp op);
+  LogicalResult lowerLoad(LoadOp op);
+  LogicalResult lowerStore(StoreOp op);
+  LogicalResult lowerAtomic(AtomicRMWOp op);
+  LogicalResult lowerReduce(ReduceOp op);
+  LogicalResult lowerConvert(ConvertLayoutOp op);
+  LogicalResult lowerReshape(ReshapeOp op);
+  LogicalResult lowerDot(DotOp op);
+  // A dot operand that is a load (or trans of a load) used only there, in the
+  // dot's block or an enclosing one with no store between, copyable: it goes
+  // from global to shared memory by cp.async, never through registers.
+  LoadOp copiedOperand(Value operand);
+  // A load cp.async can stand for: a tile of 16-bit elements in vectors of
+  // at least 4 bytes with uniform masks, +0.0 where masked.
+  bool copyable(LoadOp load);
+  // A dot operand carried around a loop and prefetched (see Pipeline): its
+  // two loads, or nothing.
+  std::optional<std::pair<LoadOp, LoadOp>> pipelinedLoads(DotOp dot, Value operand);
+  void findCopiedLoads();
+  // Issues the cp.async of a copied operand (tile distribution `dist`, as
+  // the dot sees it) to a buffer of layout `at` at shared address `base`.
+  void copyToShared(LoadOp load, const Dist &dist, const layout::SharedLayout &at, Value base);
+  // Where a dot keeps operand a (isA) or b in shared memory.
+  layout::SharedLayout dotOperandLayout(const Dist &operand, bool isA);
+  // A copied load, lowered where it stands: a barrier (earlier readers of
+  // its buffer are done), its cp.async into its own buffer, one commit
+  // group; its dot waits for that group. So the copy's latency overlaps
+  // whatever comes between the load and the dot.
+  LogicalResult lowerCopiedLoad(LoadOp load);
+  // A pipelined load: the same, into the half of its pipeline's buffer that
+  // the previous iteration's dot does not read (half 0 before the loop);
+  // its value is that half's number.
+  LogicalResult lowerPipelinedLoad(LoadOp load);
+  // The shared buffer holding a dot operand that is copied or pipelined, or
+  // nothing; `pending` lowers to the groups that may stay in flight.
+  Value dotOperandBuffer(Value operand, int64_t &pending);
+  // Writes register regAt(r) of a tile of distribution `src` at its place in a
+  // shared buffer of layout `at` that starts at `base` (runs of registers
+  // that are consecutive there go as one vector store).
+  void storeToShared(const Dist &src, Type elem, unsigned bytes, const layout::SharedLayout &at,
+                     Value base, function_ref<Value(int64_t)> regAt);
+  Regs exchangeThroughShared(Value source, const Dist &src, const Dist &dst,
+                             const layout::SharedLayout &writeAt,
+                             const layout::SharedLayout &readAt);
+  Value sharedOffset(const layout::SharedLayout &s, const layout::Shape &shape,
+                     ArrayRef<Value> idx);
+  LogicalResult lowerConvertByShuffles(ConvertLayoutOp op, const Dist &src,
+                                       const Dist &dst,
+                                       const layout::ShufflePlan &plan);
+  Value shuffleIdxAny(Value v, Value srcLane);
+  std::pair<Value, Value> locate(const Dist &d, ArrayRef<Value> idx);
+  LogicalResult lowerBroadcastLike(Operation *op, Value src,
+                                   RankedTensorType dstType);
+  LogicalResult lowerNarrowTrunc(Operation *op, Value src, Type dstElem);
+  LogicalResult lowerNarrowExt(Operation *op, Value src, Type dstElem);
+  LogicalResult lowerMath(Operation *op);
+  LogicalResult lowerQuantize(QuantizeOp op);
+  LogicalResult lowerDequantize(DequantizeOp op);
+  Value decodeE4M3(Value bits);
+  Value decodeE2M1(Value nibble);
+  LogicalResult lowerFor(scf::ForOp op);
+  LogicalResult lowerIf(scf::IfOp op);
+  Value combine(StringRef kind, Value a, Value b);
+
+  void declareLibdevice(StringRef name, Type elem, unsigned arity);
+  LogicalResult lowerFastDivide(arith::DivFOp op);
+  LogicalResult lowerFp8Quotient(arith::DivFOp op);
+  // v in [lo, hi] (false for NaN).
+  Value inClosedRange(Value v, float lo, float hi);
+  // n f32 values: fast(i) where `take` holds, exact(i) otherwise, behind one
+  // branch, so that a thread computes only one of the two.
+  Regs fastOrExact(Value take, int64_t n, function_ref<Value(int64_t)> fast,
+                   function_ref<Value(int64_t)> exact);
+  LogicalResult lowerBf16ToF32(Operation *op);
+  Value softwareF4(Value x); // exact E2M1 rounding for targets without cvt: i32 code
+  Value softwareF4Pair(Value lo, Value hi); // two codes in a byte, lo in the low nibble
+  // The same, lo and hi scaled by a non-negative factor from two bf16 of a
+  // loaded word (their signs then come from the word at once).
+  Value softwareF4Pair(Value lo, Value hi, Value loNarrow, Value hiNarrow);
+
+  func::FuncOp func;
+  const Target &target;
+  OpBuilder b;
+  MLIRContext *ctx;
+  Location loc = UnknownLoc::get(ctx);
+  DenseMap<Value, Regs> values;
+  // f32 registers widened from bf16 ones (lowerBf16ToF32), to the bf16.
+  DenseMap<Value, Value> widenedFrom;
+  // The maxima (minima) an argmax (argmin) computed on the way, by its
+  // source and axis: a max (min) of the same tile in the same block after it
+  // reuses them instead of reducing again (route's top-k asks for both).
+  std::map<std::tuple<void *, unsigned, std::string>, std::pair<Operation *, Regs>> argValues;
+  Block *entryBlock = nullptr;
+  DenseMap<TypedAttr, Value> constants;
+  AxisInfoAnalysis axisInfo;
+  // Loads (and their trans) that go to shared memory by cp.async for a dot.
+  struct Copy {
+    Value operand;      // the dot's operand (the load, or its trans)
+    bool isA = false;   // operand a of the dot, else b
+    std::string buffer; // its own shared buffer (a global)
+    int64_t group = -1; // commit-group number, once issued
+  };
+  DenseMap<Operation *, Copy> copies;     // by load
+  DenseSet<Operation *> copiedTransposes; // lowered with their load
+  // A dot operand prefetched around a loop: `kt = load(..)` before it,
+  // `kn = load(..)` in its body and `kt = kn` at its end, kt used only by the
+  // dot (or a trans for it). Both loads are copied into the two halves of one
+  // buffer; the loop carries which half holds this iteration's tile (an i32),
+  // so the next iteration's copy is in flight during this one's dot.
+  struct Pipeline {
+    Value operand;          // the dot's operand (the carried tile, or its trans)
+    bool isA = false;
+    std::string buffer;     // two halves of `half` bytes
+    int64_t half = 0;
+    int64_t padGroups = 0;  // empty groups after the first copy (see findPipeline)
+    int64_t pendingAtDot = 0;
+  };
+  std::vector<Pipeline> pipelines;
+  DenseMap<Operation *, size_t> pipelineOfLoad; // both loads
+  DenseMap<Value, size_t> pipelineOfOperand;    // the dot's operand
+  int64_t committedGroups = 0;
+  std::vector<std::pair<std::string, int64_t>> copyBuffers; // name, bytes
+  Value lane, warp;
+  std::string smemName;
+  int64_t smemBytes = 0;
+};
+
+} // namespace megac::lowering
