@@ -152,6 +152,13 @@ private:
     std::string why;
     auto l = megac::layout::dotLayout(shape[0], shape[1], numWarps, &why, dotWarpsAlongN);
     if (!l) {
+      if (megac::layout::dotLayout(shape[0], shape[1], numWarps)) // alone it would fit
+        why = "the dots of a kernel split their warps alike: the narrowest (N < " +
+              std::to_string(16 * dotWarpsAlongN) + ") puts " + std::to_string(dotWarpsAlongN) +
+              " along N and " + std::to_string(numWarps / dotWarpsAlongN) +
+              " along M, so this dot's M = " + std::to_string(shape[0]) +
+              " must be a multiple of " + std::to_string(16 * (numWarps / dotWarpsAlongN)) +
+              " (hint: widen the narrow dot, or give this one more rows)";
       dot.emitError(why);
       failed = true;
       return {};
