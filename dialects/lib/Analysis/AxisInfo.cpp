@@ -2,6 +2,7 @@
 #include "Tile/IR/TileDialect.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/DenseSet.h"
 #include <numeric>
 
 using namespace mlir;
@@ -81,6 +82,32 @@ const AxisInfo &AxisInfoAnalysis::get(Value value) {
   return cache[value] = std::move(info);
 }
 
+// A scalar carried around a loop is a multiple of what both its initial
+// value and the value each iteration yields are multiples of. The yielded
+// value may depend on the scalar itself: assume the initial value's
+// divisibility, compute the yield's, and lower the assumption until it holds
+// (what was computed under a refuted assumption is forgotten).
+AxisInfo AxisInfoAnalysis::carriedScalar(scf::ForOp loop, BlockArgument arg) {
+  Value yielded = loop.getTiedLoopYieldedValue(arg)->get();
+  int64_t assumed = get(loop.getTiedLoopInit(arg)->get()).scalarDivisibility;
+  for (;;) {
+    cache[arg] = uniform(arg.getType(), assumed);
+    llvm::DenseSet<Value> known;
+    for (auto &entry : cache)
+      known.insert(entry.first);
+    int64_t held = gcd(assumed, get(yielded).scalarDivisibility);
+    if (held == assumed || assumed == 1)
+      return uniform(arg.getType(), held);
+    SmallVector<Value> stale;
+    for (auto &entry : cache)
+      if (!known.contains(entry.first))
+        stale.push_back(entry.first);
+    for (Value v : stale)
+      cache.erase(v);
+    assumed = held;
+  }
+}
+
 AxisInfo AxisInfoAnalysis::compute(Value value) {
   Type type = value.getType();
   auto shape = getShapeOrEmpty(type);
@@ -97,10 +124,13 @@ AxisInfo AxisInfoAnalysis::compute(Value value) {
         return uniform(type, a.getInt());
       return uniform(type, 1);
     }
-    if (auto loop = dyn_cast<scf::ForOp>(owner))
+    if (auto loop = dyn_cast<scf::ForOp>(owner)) {
       if (arg == loop.getInductionVar())
         return uniform(type, gcd(get(loop.getLowerBound()).scalarDivisibility,
                                  get(loop.getStep()).scalarDivisibility));
+      if (rank == 0)
+        return carriedScalar(loop, arg);
+    }
     return unknown(type);
   }
 

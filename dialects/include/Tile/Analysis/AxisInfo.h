@@ -12,6 +12,10 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 
+namespace mlir::scf {
+class ForOp;
+} // namespace mlir::scf
+
 namespace mlir::tile {
 
 struct AxisInfo {
@@ -39,6 +43,7 @@ public:
 
 private:
   AxisInfo compute(Value value);
+  AxisInfo carriedScalar(scf::ForOp loop, BlockArgument arg);
   llvm::DenseMap<Value, AxisInfo> cache;
 };
 
