@@ -178,25 +178,23 @@ private:
   int64_t numRegsOf(Value v) { return lookup(v).size(); }
 
   // --- thread coordinates and element indices -----------------------------
-  Value laneDigit(const layout::Blocked &l, unsigned dim) {
+  // Digit `dim` of `id` in the mixed radix of `sizes`, its digits split over
+  // dimensions fastest-first in `order` (a lane's or a warp's coordinate).
+  Value digit(Value id, ArrayRef<unsigned> sizes, ArrayRef<unsigned> order, unsigned dim) {
     int64_t below = 1;
-    for (unsigned d : l.order) {
+    for (unsigned d : order) {
       if (d == dim)
         break;
-      below *= l.threadsPerWarp[d];
+      below *= sizes[d];
     }
-    Value v = arith::DivUIOp::create(b, loc, lane, i32(below));
-    return arith::RemUIOp::create(b, loc, v, i32(l.threadsPerWarp[dim]));
+    Value v = arith::DivUIOp::create(b, loc, id, i32(below));
+    return arith::RemUIOp::create(b, loc, v, i32(sizes[dim]));
+  }
+  Value laneDigit(const layout::Blocked &l, unsigned dim) {
+    return digit(lane, l.threadsPerWarp, l.order, dim);
   }
   Value warpDigit(const layout::Blocked &l, unsigned dim) {
-    int64_t below = 1;
-    for (unsigned d : l.order) {
-      if (d == dim)
-        break;
-      below *= l.warpsPerCTA[d];
-    }
-    Value v = arith::DivUIOp::create(b, loc, warp, i32(below));
-    return arith::RemUIOp::create(b, loc, v, i32(l.warpsPerCTA[dim]));
+    return digit(warp, l.warpsPerCTA, l.order, dim);
   }
   // The unwrapped index of the thread's register 0 along each blocked dim.
   SmallVector<Value> threadBase(const layout::Blocked &l) {
