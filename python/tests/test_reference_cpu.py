@@ -89,6 +89,7 @@ CPU_KERNELS = {
     "reduce_cols": dict(T=3),
     "matmul": dict(M=5, N=8, K=32),
     "matmul_nt": dict(M=5, N=8, K=32),
+    "matmul_f16": dict(M=5, N=8, K=64),
 }
 FP8_KERNELS = {
     "shared_act_quant": dict(M=3, I=128),

@@ -22,7 +22,7 @@ for _mod, _names in {
     "draft_fin": ("draft_fin", "draft_fin_residual"),
     "reduce": ("reduce_rows", "reduce_cols"),
     "softmax": ("softmax", "softmax_small"),
-    "matmul": ("matmul", "matmul_nt"),
+    "matmul": ("matmul", "matmul_nt", "matmul_f16"),
 }.items():
     for _n in _names:
         _REGISTRY[_n] = (_mod, _n)

@@ -1,5 +1,6 @@
-"""matmul, matmul_nt: c = a @ b (b [K, N]) or a @ b^T (b [N, K]) in f32 from bf16: the test of the language's
-`dot` (tensor cores) on its own, at shapes with partial tiles. Not a Qwen3.5 kernel: nothing to benchmark."""
+"""matmul, matmul_nt, matmul_f16: c = a @ b (b [K, N]) or a @ b^T (b [N, K]) in f32 from bf16 (f16 for
+matmul_f16): the test of the language's `dot` (tensor cores) on its own, at shapes with partial tiles. Not a
+Qwen3.5 kernel: nothing to benchmark."""
 import torch
 
 from .common import Close, Kernel, generator, randn
@@ -9,10 +10,10 @@ _SHAPES = [dict(M=m, N=n, K=k) for m, n, k in
            ((64, 64, 32), (1, 8, 32), (100, 72, 64), (128, 192, 256), (257, 130, 96), (512, 512, 512))]
 
 
-def _make(name, transposed):
+def _make(name, transposed, dtype=torch.bfloat16, shapes=None):
     def inputs(M, N, K, device="cuda", seed=0):
         g = generator(seed, device)
-        return dict(a=randn((M, K), g, device), b=randn((N, K) if transposed else (K, N), g, device),
+        return dict(a=randn((M, K), g, device, dtype), b=randn((N, K) if transposed else (K, N), g, device, dtype),
                     c=torch.empty((M, N), device=device, dtype=torch.float32), M=M, N=N, K=K)
 
     def reference(args):
@@ -23,7 +24,10 @@ def _make(name, transposed):
         return 2 * (M * K + K * N) + 4 * M * N
 
     # products of bf16 values are exact in f32; only the f32 sums round
-    return Kernel(name, _SHAPES, [], inputs, reference, {"c": Close(1e-4, 1e-4)}, bytes_moved)
+    return Kernel(name, shapes or _SHAPES, [], inputs, reference, {"c": Close(1e-4, 1e-4)}, bytes_moved)
 
 
-VARIANTS = {"matmul": _make("matmul", False), "matmul_nt": _make("matmul_nt", True)}
+# matmul_f16: f16 operands, K = 64 (one step), N a multiple of 8.
+_F16_SHAPES = [dict(M=m, N=n, K=64) for m, n in ((64, 64), (1, 8), (100, 72), (257, 136))]
+VARIANTS = {"matmul": _make("matmul", False), "matmul_nt": _make("matmul_nt", True),
+            "matmul_f16": _make("matmul_f16", False, torch.float16, _F16_SHAPES)}
