@@ -75,24 +75,17 @@ struct Dist {
   }
 };
 
-inline layout::Blocked toBlocked(BlockedEncodingAttr a) {
-  return {{a.getSizePerThread().begin(), a.getSizePerThread().end()},
-          {a.getThreadsPerWarp().begin(), a.getThreadsPerWarp().end()},
-          {a.getWarpsPerCTA().begin(), a.getWarpsPerCTA().end()},
-          {a.getOrder().begin(), a.getOrder().end()}};
-}
-
 inline FailureOr<Dist> distOf(Operation *op, RankedTensorType type) {
   Dist d;
   d.shape.assign(type.getShape().begin(), type.getShape().end());
   Attribute enc = type.getEncoding();
   if (auto blocked = dyn_cast_or_null<BlockedEncodingAttr>(enc)) {
-    d.blocked = toBlocked(blocked);
+    d.blocked = toLayout(blocked);
     d.parentShape = d.shape;
     for (int64_t r = 0, n = d.blocked.numRegisters(d.shape); r < n; ++r)
       d.parentRegs.push_back(r);
   } else if (auto slice = dyn_cast_or_null<SliceEncodingAttr>(enc)) {
-    d.blocked = toBlocked(slice.getParent());
+    d.blocked = toLayout(slice.getParent());
     d.sliceDim = int(slice.getDim());
     d.parentShape = d.shape;
     d.parentShape.insert(d.parentShape.begin() + d.sliceDim, 1);

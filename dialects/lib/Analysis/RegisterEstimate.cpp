@@ -17,18 +17,11 @@ namespace layout = megac::layout;
 namespace mlir::tile {
 
 std::optional<layout::TileLayout> tileLayoutOf(RankedTensorType type) {
-  auto toBlocked = [](BlockedEncodingAttr a) {
-    return layout::Blocked{
-        {a.getSizePerThread().begin(), a.getSizePerThread().end()},
-        {a.getThreadsPerWarp().begin(), a.getThreadsPerWarp().end()},
-        {a.getWarpsPerCTA().begin(), a.getWarpsPerCTA().end()},
-        {a.getOrder().begin(), a.getOrder().end()}};
-  };
   Attribute enc = type.getEncoding();
   if (auto blocked = dyn_cast_or_null<BlockedEncodingAttr>(enc))
-    return layout::TileLayout{toBlocked(blocked), -1};
+    return layout::TileLayout{toLayout(blocked), -1};
   if (auto slice = dyn_cast_or_null<SliceEncodingAttr>(enc))
-    return layout::TileLayout{toBlocked(slice.getParent()), int(slice.getDim())};
+    return layout::TileLayout{toLayout(slice.getParent()), int(slice.getDim())};
   return std::nullopt;
 }
 
