@@ -581,14 +581,8 @@ Value IRGen::emitCall(const fe::CallExpr &e) {
     return s ? tile::SplatOp::create(b, l, result, s).getResult() : Value();
   }
   case B::Dot: {
-    // Sema checked the shapes; the warps' share of the result needs the
-    // kernel's num_warps, known here.
-    auto shape = cast<RankedTensorType>(result).getShape();
-    std::string why;
-    if (!megac::layout::dotLayout(shape[0], shape[1], unsigned(numWarps), &why))
-      return fail(e.range, "cannot lay out this dot: " + why +
-                               " (a larger tile, or fewer warps: @num_warps)"),
-             nullptr;
+    // Sema checked the shapes; tile-assign-layouts checks that the kernel's
+    // warps can split the result (all dots of a kernel at once).
     Value a = arg(0), bm = arg(1), acc = arg(2);
     if (!a || !bm)
       return nullptr;

@@ -152,7 +152,9 @@ private:
     std::string why;
     auto l = megac::layout::dotLayout(shape[0], shape[1], numWarps, &why, dotWarpsAlongN);
     if (!l) {
-      if (megac::layout::dotLayout(shape[0], shape[1], numWarps)) // alone it would fit
+      if (!megac::layout::dotLayout(shape[0], shape[1], numWarps)) // not even alone
+        why = "cannot lay out this dot: " + why + " (a larger tile, or fewer warps: @num_warps)";
+      else
         why = "the dots of a kernel split their warps alike: the narrowest (N < " +
               std::to_string(16 * dotWarpsAlongN) + ") puts " + std::to_string(dotWarpsAlongN) +
               " along N and " + std::to_string(numWarps / dotWarpsAlongN) +
