@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <string>
+#include <tuple>
 
 using namespace megac::rt;
 
@@ -289,28 +291,18 @@ TEST(Signature, VariantWithItsOwnGridAndWarps) {
   k.variants = {{"rows", "vector_add__rows", 0, 0, "ctas <= 2", 8, {"n / 16", "2", "1"}},
                 {"default", "vector_add", 0, 0, "", 0, {}}};
   KernelSignature sig(k);
-  LaunchConfig c;
-  auto args = vectorAddArgs(2048); // kernel grid: 2 CTAs
-  sig.prepare(args.data(), args.size(), 132, nullptr, c);
-  EXPECT_EQ(sig.info().variants[size_t(c.variant)].name, "rows");
-  EXPECT_EQ(c.grid[0], 128u);
-  EXPECT_EQ(c.grid[1], 2u);
-  EXPECT_EQ(c.block[0], 256u);
-  LaunchConfig d;
-  args = vectorAddArgs(4096); // 4 CTAs: the default, its grid and warps
-  sig.prepare(args.data(), args.size(), 132, nullptr, d);
-  EXPECT_EQ(sig.info().variants[size_t(d.variant)].name, "default");
-  EXPECT_EQ(d.grid[0], 4u);
-  EXPECT_EQ(d.grid[1], 1u);
-  EXPECT_EQ(d.block[0], 128u);
-  LaunchConfig e;
+  // The launch of vector_add over n elements: variant, grid x and y, CTA size.
+  using Launch = std::tuple<std::string, uint32_t, uint32_t, uint32_t>;
+  auto launch = [&](int64_t n, const Grid *given) {
+    LaunchConfig c;
+    auto args = vectorAddArgs(n);
+    sig.prepare(args.data(), args.size(), 132, given, c);
+    return Launch(sig.info().variants[size_t(c.variant)].name, c.grid[0], c.grid[1], c.block[0]);
+  };
+  EXPECT_EQ(launch(2048, nullptr), Launch("rows", 128, 2, 256));   // kernel grid: 2 CTAs
+  EXPECT_EQ(launch(4096, nullptr), Launch("default", 4, 1, 128));  // 4 CTAs: the default's grid and warps
   Grid given{2, 1, 1};
-  args = vectorAddArgs(2048);
-  sig.prepare(args.data(), args.size(), 132, &given, e);
-  EXPECT_EQ(sig.info().variants[size_t(e.variant)].name, "rows");
-  EXPECT_EQ(e.grid[0], 2u);
-  EXPECT_EQ(e.grid[1], 1u);
-  EXPECT_EQ(e.block[0], 256u);
+  EXPECT_EQ(launch(2048, &given), Launch("rows", 2, 1, 256));
 }
 
 // The variant's grid is range-checked like the kernel's.
