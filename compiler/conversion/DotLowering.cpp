@@ -143,6 +143,26 @@ LogicalResult KernelLowering::lowerDot(DotOp op) {
   return success();
 }
 
+// Whether an op from `from` to `last` (of one block, `last` included) stores
+// to global memory, itself or in its regions.
+static bool writesGlobalMemory(Operation *from, Operation *last) {
+  for (Operation *op = from; op; op = op->getNextNode()) {
+    bool writes = false;
+    op->walk([&](Operation *inner) { writes |= isa<StoreOp, AtomicRMWOp>(inner); });
+    if (writes)
+      return true;
+    if (op == last)
+      break;
+  }
+  return false;
+}
+
+std::string KernelLowering::addCopyBuffer(int64_t bytes) {
+  std::string name = smemName + "_copy" + std::to_string(copyBuffers.size());
+  copyBuffers.push_back({name, bytes});
+  return name;
+}
+
 LoadOp KernelLowering::copiedOperand(Value operand) {
   Value loaded = operand;
   if (auto trans = operand.getDefiningOp<TransOp>()) {
@@ -161,14 +181,8 @@ LoadOp KernelLowering::copiedOperand(Value operand) {
     return {};
   // The dot reads the buffer later than the load would have read memory:
   // nothing may write global memory in between.
-  for (Operation *op = load->getNextNode(); op; op = op->getNextNode()) {
-    bool writes = false;
-    op->walk([&](Operation *inner) { writes |= isa<StoreOp, AtomicRMWOp>(inner); });
-    if (writes)
-      return {};
-    if (op == holder)
-      break;
-  }
+  if (writesGlobalMemory(load->getNextNode(), holder))
+    return {};
   return copyable(load) ? load : LoadOp();
 }
 
@@ -212,14 +226,8 @@ std::optional<std::pair<LoadOp, LoadOp>> KernelLowering::pipelinedLoads(DotOp do
     return std::nullopt;
   // The copies read memory later than the loads would: nothing may write
   // global memory from the first load to the loop's end.
-  for (Operation *op = first; op; op = op->getNextNode()) {
-    bool writes = false;
-    op->walk([&](Operation *inner) { writes |= isa<StoreOp, AtomicRMWOp>(inner); });
-    if (writes)
-      return std::nullopt;
-    if (op == loop)
-      break;
-  }
+  if (writesGlobalMemory(first, loop))
+    return std::nullopt;
   return std::make_pair(first, next);
 }
 
@@ -228,9 +236,8 @@ void KernelLowering::findCopiedLoads() {
     for (Value operand : {dot.getA(), dot.getB()})
       if (LoadOp load = copiedOperand(operand)) {
         auto type = cast<RankedTensorType>(load.getType());
-        std::string name = smemName + "_copy" + std::to_string(copyBuffers.size());
-        copyBuffers.push_back({name, (type.getNumElements() * 2 + 15) / 16 * 16});
-        copies[load] = Copy{operand, operand == dot.getA(), name};
+        copies[load] = Copy{operand, operand == dot.getA(),
+                            addCopyBuffer((type.getNumElements() * 2 + 15) / 16 * 16)};
         if (auto trans = operand.getDefiningOp<TransOp>())
           copiedTransposes.insert(trans);
       }
@@ -276,9 +283,8 @@ void KernelLowering::findCopiedLoads() {
       beforeDot += committing[i]->isBeforeInBlock(c.dot);
     }
     auto type = cast<RankedTensorType>(c.first.getType());
-    std::string name = smemName + "_copy" + std::to_string(copyBuffers.size());
     int64_t half = (type.getNumElements() * 2 + 127) / 128 * 128;
-    copyBuffers.push_back({name, 2 * half});
+    std::string name = addCopyBuffer(2 * half);
     pipelineOfLoad[c.first] = pipelineOfLoad[c.next] = pipelines.size();
     pipelineOfOperand[c.operand] = pipelines.size();
     int64_t pad = int64_t(committing.size()) - mine - 1;
@@ -297,25 +303,27 @@ layout::SharedLayout KernelLowering::dotOperandLayout(const Dist &operand, bool 
       8, 1, 8, isA || !alongK ? std::vector<unsigned>{1, 0} : std::vector<unsigned>{0, 1});
 }
 
-LogicalResult KernelLowering::lowerCopiedLoad(LoadOp load) {
-  Copy &copy = copies[load];
-  auto dist = distOf(load, cast<RankedTensorType>(copy.operand.getType()));
+LogicalResult KernelLowering::issueCopy(LoadOp load, Value operand, bool isA, Value at) {
+  auto dist = distOf(load, cast<RankedTensorType>(operand.getType()));
   if (failed(dist))
     return failure();
+  nvvm::barrier(b, loc); // earlier readers of the buffer (or of this half) are done
+  copyToShared(load, *dist, dotOperandLayout(*dist, isA), at);
+  mma::commitAsyncCopies(b, loc);
+  ++committedGroups;
+  return success();
+}
+
+LogicalResult KernelLowering::lowerCopiedLoad(LoadOp load) {
+  Copy &copy = copies[load];
   Value buffer = LLVM::AddressOfOp::create(b, loc, LLVM::LLVMPointerType::get(ctx, kShared),
                                            copy.buffer);
-  nvvm::barrier(b, loc);
-  copyToShared(load, *dist, dotOperandLayout(*dist, copy.isA), buffer);
-  mma::commitAsyncCopies(b, loc);
-  copy.group = committedGroups++;
-  return success();
+  copy.group = committedGroups;
+  return issueCopy(load, copy.operand, copy.isA, buffer);
 }
 
 LogicalResult KernelLowering::lowerPipelinedLoad(LoadOp load) {
   Pipeline &p = pipelines[pipelineOfLoad[load]];
-  auto dist = distOf(load, cast<RankedTensorType>(p.operand.getType()));
-  if (failed(dist))
-    return failure();
   Value half = i32(0);
   auto loop = dyn_cast<scf::ForOp>(load->getParentOp());
   bool inLoop = loop && loop.getBody() == p.operand.getParentBlock();
@@ -330,10 +338,8 @@ LogicalResult KernelLowering::lowerPipelinedLoad(LoadOp load) {
                                            p.buffer);
   Value at = LLVM::GEPOp::create(b, loc, buffer.getType(), b.getI8Type(), buffer,
                                  ValueRange{arith::MulIOp::create(b, loc, half, i32(p.half))});
-  nvvm::barrier(b, loc); // the dot that read this half (an iteration ago) is done
-  copyToShared(load, *dist, dotOperandLayout(*dist, p.isA), at);
-  mma::commitAsyncCopies(b, loc);
-  ++committedGroups;
+  if (failed(issueCopy(load, p.operand, p.isA, at)))
+    return failure();
   if (!inLoop)
     for (int64_t k = 0; k < p.padGroups; ++k, ++committedGroups)
       mma::commitAsyncCopies(b, loc);

@@ -281,6 +281,11 @@ private:
   // group; its dot waits for that group. So the copy's latency overlaps
   // whatever comes between the load and the dot.
   LogicalResult lowerCopiedLoad(LoadOp load);
+  // The copy of a copied or pipelined load (the dot's `operand`) to `at`:
+  // a barrier, its cp.async, one commit group.
+  LogicalResult issueCopy(LoadOp load, Value operand, bool isA, Value at);
+  // A shared buffer of its own for a copy (a global): its name.
+  std::string addCopyBuffer(int64_t bytes);
   // A pipelined load: the same, into the half of its pipeline's buffer that
   // the previous iteration's dot does not read (half 0 before the loop);
   // its value is that half's number.
