@@ -61,6 +61,8 @@ def parse_args():
                    help="skip the remaining shapes after this many seconds (default 450)")
     p.add_argument("--no-compile", action="store_true", help="skip torch.compile")
     p.add_argument("--megac-compile-ms", default="", help="JSON file {kernel: megac compile ms}")
+    p.add_argument("--no-size-copy", action="store_true",
+                   help="skip timing a copy of each shape's bytes (the %% of same-size copy column)")
     p.add_argument("--commit", default=os.environ.get("MEGAC_COMMIT", ""), help="commit measured (default: git)")
     o = p.parse_args()
     if o.quick:
@@ -142,6 +144,8 @@ def summarize(entry):
         for impl in ("megac", "triton"):
             if big.get(impl, {}).get("status") == "ok":
                 s[f"{impl}_pct_copy_largest"] = big[impl]["pct_copy"]
+                if "pct_size_copy" in big[impl]:
+                    s[f"{impl}_pct_size_copy_largest"] = big[impl]["pct_size_copy"]
     return s
 
 
@@ -154,12 +158,16 @@ def markdown(res):
          f"separately and subtracted); {res['method']['rounds']} rounds of {res['method']['repeats']} replays, "
          "the implementations of a shape timed in turn. % is of the copy bandwidth, counting the fewest bytes "
          "the kernel must move. Ratio = Triton time / megac time (> 1: megac faster), the median of the "
-         "per-round ratios, with their min-max. Compile times are cold: Triton's is its first call with an "
+         "per-round ratios, with their min-max. Copy at size: the time of a device copy of the same bytes "
+         "(half read, half written), timed the same way; megac's % of it says how near megac is to what a "
+         "copy achieves at that size (small transfers pay launch and DRAM latency, which the "
+         "bandwidth-sized copy does not). Compile times are cold: Triton's is its first call with an "
          "empty cache (JIT and launcher build included); megac's comes from the build.", "",
          "## Summary", "",
          "| kernel | worst ratio megac/Triton | >= 1.00 | megac % copy (largest shape) | Triton % copy "
-         "(largest shape) | megac compile ms | Triton compile ms | torch.compile ms | checks |",
-         "|---|---|---|---|---|---|---|---|---|"]
+         "(largest shape) | megac % of copy at size (largest shape) | megac compile ms | Triton compile ms | "
+         "torch.compile ms | checks |",
+         "|---|---|---|---|---|---|---|---|---|---|"]
     for name, k in res["kernels"].items():
         s = k.get("summary", {})
         c = k.get("compile_ms", {})
@@ -170,6 +178,8 @@ def markdown(res):
         L.append(f"| {name} | {fmt(wr, '{:.2f}')} | {'-' if wr is None else ('yes' if wr >= 1.0 else 'no')} | "
                  f"{fmt(s.get('megac_pct_copy_largest'))}{'' if s.get('megac_pct_copy_largest') is None else '%'} | "
                  f"{fmt(s.get('triton_pct_copy_largest'))}{'' if s.get('triton_pct_copy_largest') is None else '%'} | "
+                 f"{fmt(s.get('megac_pct_size_copy_largest'))}"
+                 f"{'' if s.get('megac_pct_size_copy_largest') is None else '%'} | "
                  f"{fmt(c.get('megac'))} | {fmt(c.get('triton'))} | {fmt(c.get('torch.compile'))} | "
                  f"{'ok' if not bad else 'FAIL: ' + ', '.join(bad)}{' (error)' if 'error' in k else ''} |")
     L.append("")
@@ -184,16 +194,21 @@ def markdown(res):
             L.append("")
         if not k.get("rows"):
             continue
-        L += ["| shape | megac us (% copy) | Triton us (% copy) | ratio megac/Triton (min-max) | torch us | "
-              "torch.compile us |", "|---|---|---|---|---|---|"]
+        L += ["| shape | megac us (% copy) | Triton us (% copy) | ratio megac/Triton (min-max) | copy at size us "
+              "(megac %) | torch us | torch.compile us |", "|---|---|---|---|---|---|---|"]
         for row in k["rows"]:
             if "skipped" in row:
-                L.append(f"| {shape_str(row['shape'])} | skipped: {row['skipped']} | | | | |")
+                L.append(f"| {shape_str(row['shape'])} | skipped: {row['skipped']} | | | | | |")
                 continue
             m = row.get("megac", {})
             ratio = f"{m['ratio']:.2f} ({m['ratio_min']:.2f}-{m['ratio_max']:.2f})" if "ratio" in m else "-"
+            size = "-"
+            if "copy_us" in row:
+                size = f"{row['copy_us']:.2f}"
+                if "pct_size_copy" in m:
+                    size += f" ({m['pct_size_copy']:.0f}%)"
             L.append(f"| {shape_str(row['shape'])} | {cell(m, True)} | {cell(row.get('triton'), True)} | {ratio} | "
-                     f"{cell(row.get('torch'))} | {cell(row.get('torch.compile'))} |")
+                     f"{size} | {cell(row.get('torch'))} | {cell(row.get('torch.compile'))} |")
         L.append("")
     return "\n".join(L)
 
@@ -306,7 +321,7 @@ def main():
                 rows = testing.compare(
                     [shape], lambda s: ref_kernel.inputs(**s, device="cuda", seed=1000 + i),
                     impls, lambda s: ref_kernel.bytes_moved(**s), copy_bw=copy_gbps, repeats=opts.repeats,
-                    rounds=opts.rounds, baseline="triton",
+                    rounds=opts.rounds, baseline="triton", size_copy=not opts.no_size_copy,
                     log=lambda line: log(f"{name} [{i + 1}/{len(shapes)}] {line}"))
                 entry["rows"] += rows
                 for r in rows:

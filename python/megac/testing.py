@@ -393,8 +393,32 @@ def copy_bandwidth(nbytes=1 << 30, repeats=20):
     return 2 * src.numel() * 4 / (min(memcpy.us, kernel.us) * 1e-6) / 1e9
 
 
+def copy_time(nbytes, repeats=10, rounds=3, min_bytes=ROTATE_MIN_BYTES, target_ms=1.0):
+    """Microseconds of a device-to-device copy moving `nbytes` (nbytes / 2 read, nbytes / 2 written), timed
+    like a kernel of that size (Timer: CUDA graphs, cold inputs rotated or scrubbed, the median over
+    `rounds` of `repeats` replays): the faster of cudaMemcpyAsync and the elementwise src * 1 kernel, as in
+    copy_bandwidth. A small copy pays the launch and DRAM latency a small kernel pays, so a kernel's time
+    against it says how near that kernel is to what a copy of its bytes achieves at its size."""
+    torch = _torch()
+    n = max(nbytes // 8, 1)  # float32 elements per half
+    make = lambda: (torch.ones(n, dtype=torch.float32, device="cuda"),
+                    torch.empty(n, dtype=torch.float32, device="cuda"))
+    sets = make_sets(make, min_bytes, distinct=1)
+    best = None
+    for fn in (lambda a: a[1].copy_(a[0]), lambda a: torch.mul(a[0], 1.0, out=a[1])):
+        t = Timer(fn, sets, min_bytes=min_bytes, target_ms=target_ms)
+        try:
+            us = t.timing([t.sample(repeats) for _ in range(rounds)]).us
+        finally:
+            t.close()
+        best = us if best is None else min(best, us)
+    del sets
+    torch.cuda.empty_cache()
+    return best
+
+
 def compare(shapes, make_args, impls, bytes_moved, copy_bw=None, repeats=10, rounds=3, baseline=None, log=print,
-            min_bytes=ROTATE_MIN_BYTES, max_sets=256, target_ms=1.0):
+            min_bytes=ROTATE_MIN_BYTES, max_sets=256, target_ms=1.0, size_copy=False):
     """Time several implementations of one kernel on the same shapes, side by side.
 
     shapes: list of dicts; make_args(shape) -> one argument set; impls: {name: fn(args)} (a value of None
@@ -403,7 +427,8 @@ def compare(shapes, make_args, impls, bytes_moved, copy_bw=None, repeats=10, rou
     `rounds` rounds time each implementation in turn (`repeats` replays each), so drift hits all alike.
     Returns rows: {"shape", "bytes", and per impl name: Timing fields, gbps, pct_copy, and ratio / ratio_min /
     ratio_max = baseline's time / this time over the rounds (> 1 means faster than the baseline; baseline =
-    first impl)}.
+    first impl)}. With size_copy, also row["copy_us"] (copy_time of the shape's bytes) and per impl
+    pct_size_copy = 100 * copy_us / us: the percent of what a copy of the same bytes achieves at that size.
     """
     torch = _torch()
     if copy_bw is None:
@@ -446,6 +471,16 @@ def compare(shapes, make_args, impls, bytes_moved, copy_bw=None, repeats=10, rou
             t.close()
         del timers, sets
         torch.cuda.empty_cache()
+        if size_copy:
+            try:
+                row["copy_us"] = copy_time(nbytes, repeats=repeats, rounds=rounds, min_bytes=min_bytes,
+                                           target_ms=target_ms)
+            except Exception as e:  # the reference column must not cost the kernels' numbers
+                row["copy_error"] = f"{type(e).__name__}: {e}"
+        if "copy_us" in row:
+            for name in names:
+                if row[name].get("status") == "ok":
+                    row[name]["pct_size_copy"] = 100.0 * row["copy_us"] / row[name]["us"]
         base = row.get(baseline, {})
         for name in names:
             r = row[name]

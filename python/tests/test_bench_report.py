@@ -1,0 +1,62 @@
+"""The benchmark report (bench/run_bench.py's summarize and markdown), on a made-up result: no GPU needed."""
+import importlib.util
+import os
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+@pytest.fixture(scope="module")
+def run_bench():
+    spec = importlib.util.spec_from_file_location("run_bench", os.path.join(ROOT, "bench", "run_bench.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)  # imports torch only when it measures
+    return mod
+
+
+def timed(us, pct, size_pct=None, ratio=None):
+    r = {"status": "ok", "us": us, "pct_copy": pct}
+    if size_pct is not None:
+        r["pct_size_copy"] = size_pct
+    if ratio is not None:
+        r.update(ratio=ratio, ratio_min=ratio - 0.01, ratio_max=ratio + 0.01)
+    return r
+
+
+def result(rows):
+    entry = {"rows": rows, "checked": {"megac": True, "triton": True}, "compile_ms": {"megac": 12.0}}
+    return {"commit": "abc1234", "date": "today", "device": "H200", "torch": "2", "triton": "3",
+            "copy_gbps": 4260.0, "method": {"rounds": 3, "repeats": 10}, "kernels": {"k": entry}}
+
+
+def test_summary_takes_the_largest_shape_and_the_worst_ratio(run_bench):
+    rows = [{"shape": {"M": 1}, "bytes": 10, "copy_us": 1.5,
+             "megac": timed(2.0, 1.0, 75.0, ratio=0.9), "triton": timed(1.8, 1.1)},
+            {"shape": {"M": 4096}, "bytes": 10_000, "copy_us": 8.0,
+             "megac": timed(10.0, 70.0, 80.0, ratio=1.2), "triton": timed(12.0, 60.0, 66.0)}]
+    s = run_bench.summarize({"rows": rows})
+    assert s["worst_ratio"] == 0.9 and s["ratio_ok"] is False
+    assert s["largest_shape"] == {"M": 4096}
+    assert s["megac_pct_copy_largest"] == 70.0 and s["megac_pct_size_copy_largest"] == 80.0
+    assert s["triton_pct_size_copy_largest"] == 66.0
+
+
+def test_markdown_shows_the_copy_at_size_column(run_bench):
+    rows = [{"shape": {"M": 4096}, "bytes": 10_000, "copy_us": 8.0,
+             "megac": timed(10.0, 70.0, 80.0, ratio=1.2), "triton": timed(12.0, 60.0)}]
+    res = result(rows)
+    res["kernels"]["k"]["summary"] = run_bench.summarize(res["kernels"]["k"])
+    md = run_bench.markdown(res)
+    assert "| M=4096 | 10.00 (70%) | 12.00 (60%) | 1.20 (1.19-1.21) | 8.00 (80%) | - | - |" in md
+    assert "| k | 1.20 | yes | 70% | 60% | 80% | 12 | - | - | ok |" in md
+
+
+def test_markdown_without_the_copy_at_size(run_bench):
+    """--no-size-copy (and results measured before the column existed) leave dashes, not errors."""
+    rows = [{"shape": {"M": 1}, "bytes": 10, "megac": timed(2.0, 1.0, ratio=1.0), "triton": timed(2.0, 1.0)}]
+    res = result(rows)
+    res["kernels"]["k"]["summary"] = run_bench.summarize(res["kernels"]["k"])
+    md = run_bench.markdown(res)
+    assert "| M=1 | 2.00 (1%) | 2.00 (1%) | 1.00 (0.99-1.01) | - | - | - |" in md
+    assert "| k | 1.00 | yes | 1% | 1% | - | 12 | - | - | ok |" in md
