@@ -759,13 +759,30 @@ LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
   };
 
   SmallVector<Partial> partials;
+  // A sum adds in register order (its rounding is part of the result). max,
+  // min and arg-reductions give the same result in any order, so they combine
+  // pairwise: a chain of log2(n) dependent steps instead of n - 1 (route's
+  // ten argmax rounds over 16 values a thread wait on that chain).
+  bool anyOrder = kind != "sum";
   for (auto &off : groupOrder) {
     auto &g = groups[off];
-    Partial p{lookup(op.getSrc())[g[0]], isArg ? indices[g[0]][tileAxis] : Value()};
-    for (size_t k = 1; k < g.size(); ++k)
-      p = pick(p, {lookup(op.getSrc())[g[k]],
-                   isArg ? indices[g[k]][tileAxis] : Value()});
-    partials.push_back(p);
+    SmallVector<Partial> level;
+    for (int64_t r : g)
+      level.push_back({lookup(op.getSrc())[r], isArg ? indices[r][tileAxis] : Value()});
+    if (!anyOrder) {
+      for (size_t k = 1; k < level.size(); ++k)
+        level[0] = pick(level[0], level[k]);
+    } else {
+      while (level.size() > 1) {
+        SmallVector<Partial> next;
+        for (size_t k = 0; k + 1 < level.size(); k += 2)
+          next.push_back(pick(level[k], level[k + 1]));
+        if (level.size() % 2)
+          next.push_back(level.back());
+        level = std::move(next);
+      }
+    }
+    partials.push_back(level[0]);
   }
 
   // 2. Across lanes of the warp that hold other elements along the axis.
