@@ -759,11 +759,13 @@ LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
   };
 
   SmallVector<Partial> partials;
-  // A sum adds in register order (its rounding is part of the result). max,
-  // min and arg-reductions give the same result in any order, so they combine
-  // pairwise: a chain of log2(n) dependent steps instead of n - 1 (route's
-  // ten argmax rounds over 16 values a thread wait on that chain).
-  bool anyOrder = kind != "sum";
+  // argmax and argmin give the same result in any order, and each step of
+  // theirs is five dependent operations: they combine a thread's values
+  // pairwise, log2(n) steps instead of n - 1 (route's ten argmax rounds over
+  // 16 values a thread wait on that chain). Sums add in register order (the
+  // rounding is part of the result); max and min too: one instruction a step,
+  // and a tree's partials cost softmax_small 4 registers (72 -> 76).
+  bool anyOrder = isArg;
   for (auto &off : groupOrder) {
     auto &g = groups[off];
     SmallVector<Partial> level;
