@@ -1,4 +1,5 @@
 #include "PTXEmitter.h"
+#include "SlsrGate.h"
 #include "../target/Target.h"
 
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
@@ -262,6 +263,8 @@ FailureOr<PTXOutput> emitPTX(ModuleOp module, const Target &target,
     llvm::raw_string_ostream os(out.llvmIR);
     llvmModule->print(os, nullptr);
   }
+  SlsrGate gate = SlsrGate::forLargeFunctions(*llvmModule);
+  llvmContext.setOptPassGate(gate);
   llvm::SmallString<0> ptx;
   {
     llvm::raw_svector_ostream os(ptx);
