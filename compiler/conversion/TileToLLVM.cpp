@@ -765,13 +765,13 @@ LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
   // 16 values a thread wait on that chain). Sums add in register order (the
   // rounding is part of the result); max and min too: one instruction a step,
   // and a tree's partials cost softmax_small 4 registers (72 -> 76).
-  bool anyOrder = isArg;
+  bool pairwise = isArg;
   for (auto &off : groupOrder) {
     auto &g = groups[off];
     SmallVector<Partial> level;
     for (int64_t r : g)
       level.push_back({lookup(op.getSrc())[r], isArg ? indices[r][tileAxis] : Value()});
-    if (!anyOrder) {
+    if (!pairwise) {
       for (size_t k = 1; k < level.size(); ++k)
         level[0] = pick(level[0], level[k]);
     } else {
