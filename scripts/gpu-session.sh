@@ -2,8 +2,8 @@
 # The evidence of one GPU session, in two calls of the device tool on one warm machine, on bundles compiled
 # here into out/bundles/ and compile times in out/compile_ms.json (scripts/compile_times.py):
 #   part 1: scripts/gpu-check.sh (runtime tests, every kernel at every shape), scripts/gpu-final.sh (slots,
-#           sm_103a SASS, memcheck, racecheck), test/gpu/run_qwen35_slots.py and the pytest entry point on a
-#           few kernels;
+#           sm_103a SASS, memcheck, racecheck), test/gpu/run_qwen35_slots.py and the whole pytest GPU
+#           suite (python/tests/test_kernels_gpu.py: every kernel at every listed shape, again through pytest);
 #   part 2: the benchmark of every kernel in one run_bench.py call (BENCH_ARGS adds options, e.g.
 #           --no-compile to leave out torch.compile, whose compiles are most of a full run's time).
 # Each part leaves one tarball in $OUT (session_part1.tgz, session_part2.tgz).
@@ -24,7 +24,7 @@ case "${1:-}" in
   tail -2 "$work/slots.txt"
   echo "== pytest"
   MEGAC_BUNDLES=out/bundles MEGAC_PYTHON_BUILD=build-gpu/python python3 -m pytest -q \
-    python/tests/test_kernels_gpu.py -k "nvfp4 or gdn_core or draft_fin" > "$work/pytest.txt" 2>&1
+    python/tests/test_kernels_gpu.py > "$work/pytest.txt" 2>&1
   tail -2 "$work/pytest.txt"
   tar czf "$final/session_part1.tgz" -C "$work" . ;;
 2)
