@@ -807,10 +807,7 @@ void Sema::checkBitcast(CallExpr &c) {
 
 namespace megac::fe {
 
-// with_layout(x, spt0 = .., tpw0 = .., wpc0 = .., [order0 = ..], ...): x placed
-// in an explicit blocked layout, one entry per dimension of x for each of
-// spt, tpw and wpc; order defaults to the last dimension fastest. The
-// layout's own rules (32 lanes, the kernel's warps) are checked with the IR.
+// trans(x): a 2-D tile with its dimensions swapped.
 void Sema::checkTrans(CallExpr &c) {
   if (!bindAndCheck(c, {"x"}, 1))
     return;
@@ -823,8 +820,9 @@ void Sema::checkTrans(CallExpr &c) {
   c.type = x->type.withShape({x->type.shape[1], x->type.shape[0]});
 }
 
-// dot(a, b, acc?): the shapes and types mma.sync m16n8k16 takes (the warps'
-// share of the result is checked with the kernel's num_warps in IRGen).
+// dot(a, b, acc?): the shapes and types mma.sync m16n8k16 takes (whether the
+// kernel's warps can tile the result is checked by tile-assign-layouts, which
+// sees every dot of the kernel).
 void Sema::checkDot(CallExpr &c) {
   if (!bindAndCheck(c, {"a", "b", "acc"}, 2))
     return;
@@ -877,6 +875,10 @@ void Sema::checkDot(CallExpr &c) {
   c.type = result;
 }
 
+// with_layout(x, spt0 = .., tpw0 = .., wpc0 = .., [order0 = ..], ...): x placed
+// in an explicit blocked layout, one entry per dimension of x for each of
+// spt, tpw and wpc; order defaults to the last dimension fastest. The
+// layout's own rules (32 lanes, the kernel's warps) are checked with the IR.
 void Sema::checkWithLayout(CallExpr &c) {
   static const char *kFields[] = {"spt", "tpw", "wpc", "order"};
   std::vector<std::string> names{"x"};

@@ -145,27 +145,26 @@ private:
   }
   static unsigned fp4Block(StringRef scheme) { return scheme == "nvfp4" ? 16 : 32; }
 
-  // The accumulator layout of a dot; null (after reporting) when the warps
-  // cannot tile its result.
+  // The accumulator layout of a dot (collectAnchors made it); null, after
+  // reporting why, when the warps cannot tile its result.
   Attribute dotLayoutOf(DotOp dot) {
+    if (Attribute l = anchors.lookup(dot.getResult()))
+      return l;
     auto shape = dot.getAcc().getType().getShape();
     std::string why;
-    auto l = megac::layout::dotLayout(shape[0], shape[1], numWarps, &why, dotWarpsAlongN);
-    if (!l) {
-      if (!megac::layout::dotLayout(shape[0], shape[1], numWarps)) // not even alone
-        why = "cannot lay out this dot: " + why + " (a larger tile, or fewer warps: @num_warps)";
-      else
-        why = "the dots of a kernel split their warps alike: the narrowest (N < " +
-              std::to_string(16 * dotWarpsAlongN) + ") puts " + std::to_string(dotWarpsAlongN) +
-              " along N and " + std::to_string(numWarps / dotWarpsAlongN) +
-              " along M, so this dot's M = " + std::to_string(shape[0]) +
-              " must be a multiple of " + std::to_string(16 * (numWarps / dotWarpsAlongN)) +
-              " (hint: widen the narrow dot, or give this one more rows)";
-      dot.emitError(why);
-      failed = true;
-      return {};
-    }
-    return blockedAttr(ctx, *l);
+    megac::layout::dotLayout(shape[0], shape[1], numWarps, &why, dotWarpsAlongN);
+    if (!megac::layout::dotLayout(shape[0], shape[1], numWarps)) // not even alone
+      why = "cannot lay out this dot: " + why + " (a larger tile, or fewer warps: @num_warps)";
+    else
+      why = "the dots of a kernel split their warps alike: the narrowest (N < " +
+            std::to_string(16 * dotWarpsAlongN) + ") puts " + std::to_string(dotWarpsAlongN) +
+            " along N and " + std::to_string(numWarps / dotWarpsAlongN) +
+            " along M, so this dot's M = " + std::to_string(shape[0]) +
+            " must be a multiple of " + std::to_string(16 * (numWarps / dotWarpsAlongN)) +
+            " (hint: widen the narrow dot, or give this one more rows)";
+    dot.emitError(why);
+    failed = true;
+    return {};
   }
 
   void assignOp(Operation *op) {
