@@ -60,3 +60,19 @@ def test_markdown_without_the_copy_at_size(run_bench):
     md = run_bench.markdown(res)
     assert "| M=1 | 2.00 (1%) | 2.00 (1%) | 1.00 (0.99-1.01) | - | - | - |" in md
     assert "| k | 1.00 | yes | 1% | 1% | - | 12 | - | - | ok |" in md
+
+
+def test_copy_time_measures_each_byte_count_once(monkeypatch):
+    """The copy-at-size column times a copy once per byte count in a process (shapes of many kernels share one)."""
+    import types
+
+    from megac import testing
+    calls = []
+    fake_torch = types.SimpleNamespace(cuda=types.SimpleNamespace(current_device=lambda: 0))
+    monkeypatch.setattr(testing, "_torch", lambda: fake_torch)
+    monkeypatch.setattr(testing, "_measure_copy", lambda nbytes, *rest: calls.append(nbytes) or nbytes / 1000.0)
+    monkeypatch.setattr(testing, "_COPY_US", {})
+    assert testing.copy_time(4000) == 4.0
+    assert testing.copy_time(4000) == 4.0
+    assert testing.copy_time(8000) == 8.0
+    assert calls == [4000, 8000]
