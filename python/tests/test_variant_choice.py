@@ -1,0 +1,120 @@
+"""The variant each kernel launches at every listed and benchmarked shape is the one its measurements chose.
+
+Variants are picked by the runtime from the manifest's `when` conditions, first match first. The thresholds
+below are the measured ones the kernels' comments cite (results/tuning_*.md): a change of a threshold, of the
+variants' order, or of how the runtime evaluates a condition (M * K needs 64-bit integers) shows here, on the
+CPU, with no GPU. `Kernel.prepare` binds raw tensors whose shapes come from the manifest and the shape's
+scalars (scalars a shape does not name are 1), and returns the launch it would make.
+"""
+import glob
+import os
+import re
+
+import pytest
+
+pytest.importorskip("megac._compiler", reason="megac._compiler not built")
+
+import megac  # noqa: E402
+from megac import reference  # noqa: E402
+
+ROOT = os.environ.get("MEGAC_SOURCE_DIR") or os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+SMS = 132  # the H200 the thresholds were measured on
+
+
+def _gdn_core(s, grid):
+    heads = s["B"] * s["HV"]
+    if 2 * SMS < heads * 4 <= 3 * SMS:  # the default grid: B * HV heads, 4 programs each
+        return "cap168"
+    return "rows4" if heads <= 16 else "rows8" if heads <= 64 else "default"
+
+
+def _softmax_small(s, grid):
+    if s["N"] > 512 and s["M"] <= 4096:
+        return "row_cta"
+    return "n256" if s["N"] <= 256 else "n512" if s["N"] <= 512 else "default"
+
+
+def _attn_rows(s, grid):
+    rows = s["T"] * (s["Hq"] // s["Hkv"])
+    return "r64" if rows > 32 else "r32" if rows > 16 else "default"
+
+
+# kernel -> (reference whose shapes it runs at, expected variant from (shape, grid of the launch))
+EXPECTED = {
+    "shared_act_quant": ("shared_act_quant", lambda s, g: "row1024" if s["I"] % 1024 == 0 else "default"),
+    "gdn_core": ("gdn_core", _gdn_core),
+    "group_quant": ("group_quant", lambda s, g: "wide" if s["M"] * s["K"] >= 1 << 24 else "default"),
+    "group_quant_ue8m0": ("group_quant_ue8m0", lambda s, g: "wide" if s["M"] * s["K"] >= 1 << 24 else "default"),
+    "nvfp4_quant": ("nvfp4_quant", lambda s, g: "two_blocks" if s["M"] > 2048 else "default"),
+    "nvfp4_quant_swizzled": ("nvfp4_quant_swizzled", lambda s, g: "two_blocks" if s["M"] > 2048 else "default"),
+    "route": ("route", lambda s, g: "few_tokens" if s["M"] <= 128 else "default"),
+    "route_f32": ("route_f32", lambda s, g: "few_tokens" if s["M"] <= 128 else "default"),
+    "softmax": ("softmax", lambda s, g: "n2048" if s["N"] <= 2048 else "few_rows" if s["M"] <= 128 else "default"),
+    "softmax_small": ("softmax_small", _softmax_small),
+    "attn_split_verify": ("attn_decode_verify", _attn_rows),
+    "draft_fin_residual": ("draft_fin_residual",
+                           lambda s, g: "occupancy" if g[0] * g[1] * g[2] > 2 * SMS else "default"),
+    **{k: (k, lambda s, g: "h2048" if s["H"] <= 2048 else "default")
+       for k in ("hop", "hop_mid", "hop_plain", "hop_fp8")},
+}
+
+
+@pytest.fixture(scope="module")
+def kernels():
+    """kernel name -> (megac Kernel, manifest entry), over every kernels-dsl module."""
+    found = {}
+    for path in sorted(glob.glob(os.path.join(ROOT, "kernels-dsl", "*.mega"))):
+        compiled = megac.compile(path, ptxas=False, cache=False)
+        mod = compiled.load()
+        for entry in compiled.manifest["kernels"]:
+            found[entry["name"]] = (getattr(mod, entry["name"]), entry)
+    return found
+
+
+def _value(expr, scalars):
+    """A manifest shape expression (integers, names, + - * / %, cdiv; `_` unchecked) with Python ints."""
+    if expr == "_":
+        return 1
+    py = re.sub(r"(?<![/])/(?![/])", "//", expr)
+    return eval(py, {"__builtins__": {}}, {"cdiv": lambda a, b: -(-a // b), **scalars})
+
+
+def _launch(kernel, entry, shape):
+    scalars = {p["name"]: shape.get(p["name"], 1) for p in entry["params"] if p["kind"] == "scalar"}
+    args = {}
+    for i, p in enumerate(entry["params"]):
+        if p["kind"] == "tensor":
+            dims = tuple(_value(d, scalars) for d in p["shape"])
+            args[p["name"]] = megac.RawTensor(0x100000 * (i + 1), p["dtype"], dims)
+        else:
+            args[p["name"]] = scalars[p["name"]]
+    return kernel.prepare(sms=SMS, **args)
+
+
+def _shapes(ref):
+    seen = []
+    for s in list(ref.shapes) + list(ref.bench_shapes):
+        if s not in seen:
+            seen.append(s)
+    return seen
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_each_shape_launches_the_measured_variant(name, kernels):
+    kernel, entry = kernels[name]
+    ref_name, expected = EXPECTED[name]
+    ref = reference.get(ref_name)
+    names = {v["name"] for v in entry["variants"]}
+    wrong = []
+    for shape in _shapes(ref):
+        launch = _launch(kernel, entry, shape)
+        want = expected(shape, launch["grid"])
+        assert want in names, f"{name}: no variant '{want}' (has {sorted(names)})"
+        if launch["variant"] != want:
+            wrong.append(f"{shape}: {launch['variant']} (expected {want})")
+    assert not wrong, f"{name}: " + "; ".join(wrong)
+
+
+def test_every_kernel_with_variants_is_covered(kernels):
+    with_variants = {name for name, (_, entry) in kernels.items() if len(entry["variants"]) > 1}
+    assert with_variants <= set(EXPECTED), f"add these to EXPECTED: {sorted(with_variants - set(EXPECTED))}"
