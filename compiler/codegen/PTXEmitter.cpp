@@ -1,5 +1,6 @@
 #include "PTXEmitter.h"
 #include "SlsrGate.h"
+#include "ValueMajorOrder.h"
 #include "../target/Target.h"
 
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
@@ -257,6 +258,9 @@ FailureOr<PTXOutput> emitPTX(ModuleOp module, const Target &target,
   mpm.run(*llvmModule, mam);
 
   cloneVariants(*llvmModule, variants);
+  for (llvm::Function &f : *llvmModule)
+    if (f.hasFnAttribute(kValueMajorAttr))
+      orderValueMajor(f);
 
   PTXOutput out;
   if (keepIR) {

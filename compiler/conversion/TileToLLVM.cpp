@@ -53,6 +53,10 @@ LogicalResult KernelLowering::run() {
   };
   nvvm::setKernelAttributes(kernel, numWarps * 32, intAttr(attr::kMaxNReg),
                             intAttr(attr::kMinCtasPerSM));
+  // @value_major: an LLVM function attribute for the PTX emitter, which
+  // reorders the optimized IR (compiler/codegen/ValueMajorOrder.h).
+  if (func->hasAttr(attr::kValueMajor))
+    kernel.setPassthroughAttr(b.getArrayAttr({b.getStringAttr("megac-value-major")}));
   // Pointers from the runtime never alias across parameters of our kernels?
   // Not guaranteed (in-place ops), so no noalias; alignment is a contract the
   // runtime checks, so tell LLVM.

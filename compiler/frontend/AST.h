@@ -508,6 +508,7 @@ struct KernelDecl {
   int64_t numWarps = 4;
   std::optional<int64_t> maxnreg, minCtasPerSm;
   bool fastMath = false; // @fast_math: approximate exp/log/tanh and f32 division
+  bool valueMajor = false; // @value_major: each value's operations together
   std::vector<ExprPtr> grid; // 0-3 scalar integer exprs; empty: grid (1)
   std::vector<Variant> variants;
   /// `ctas` and `sms`, referenced from Variant::when.

@@ -229,7 +229,7 @@ bool Sema::constIntArg(AttributeSyntax &a, int64_t lo, int64_t hi,
 
 void Sema::checkAttributes(KernelDecl &k) {
   static const std::vector<std::string> kKnown = {
-      "num_warps", "maxnreg", "min_ctas_per_sm", "grid", "variant", "fast_math"};
+      "num_warps", "maxnreg", "min_ctas_per_sm", "grid", "variant", "fast_math", "value_major"};
   std::set<std::string> seen;
   for (AttributeSyntax &a : k.attributes) {
     if (a.name != "variant" && !seen.insert(a.name).second) {
@@ -270,11 +270,15 @@ void Sema::checkAttributes(KernelDecl &k) {
       if (!a.args.empty())
         error(a.range, "@fast_math takes no arguments", "@fast_math");
       k.fastMath = true;
+    } else if (a.name == "value_major") {
+      if (!a.args.empty())
+        error(a.range, "@value_major takes no arguments", "@value_major");
+      k.valueMajor = true;
     } else {
       std::string best = closestName(a.name, kKnown);
       error(a.range, "unknown attribute '@" + a.name.substr(0, 64) + "'",
             best.empty() ? "attributes are @num_warps @maxnreg "
-                           "@min_ctas_per_sm @grid @variant @fast_math"
+                           "@min_ctas_per_sm @grid @variant @fast_math @value_major"
                          : "did you mean '@" + best + "'?");
     }
   }

@@ -167,6 +167,8 @@ LogicalResult IRGen::emitKernel(const fe::KernelDecl &k,
   func->setAttr(tile::attr::kNumWarps, b.getI32IntegerAttr(int32_t(numWarps)));
   if (k.fastMath)
     func->setAttr(tile::attr::kFastMath, b.getUnitAttr());
+  if (k.valueMajor)
+    func->setAttr(tile::attr::kValueMajor, b.getUnitAttr());
   if (maxnreg)
     func->setAttr(tile::attr::kMaxNReg, b.getI32IntegerAttr(int32_t(*maxnreg)));
   if (minCtas)

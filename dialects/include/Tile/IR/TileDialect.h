@@ -37,6 +37,9 @@ inline constexpr char kMaxNReg[] = "tile.maxnreg";
 inline constexpr char kMinCtasPerSM[] = "tile.min_ctas_per_sm";
 // Unit: approximate exp/log/log2/tanh and f32 division (`@fast_math`).
 inline constexpr char kFastMath[] = "tile.fast_math";
+// Unit: emit each value's chain of pure operations together (`@value_major`;
+// compiler/codegen/ValueMajorOrder.h).
+inline constexpr char kValueMajor[] = "tile.value_major";
 // Unit, on an arith.divf that tile-expand-fp8 made: its quotients only feed an
 // FP8 rounding, so the lowering may use Tile/Quant/Fp8Quotient.h.
 inline constexpr char kFp8Quotient[] = "tile.fp8_quotient";
