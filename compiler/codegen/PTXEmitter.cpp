@@ -258,9 +258,14 @@ FailureOr<PTXOutput> emitPTX(ModuleOp module, const Target &target,
   mpm.run(*llvmModule, mam);
 
   cloneVariants(*llvmModule, variants);
-  for (llvm::Function &f : *llvmModule)
-    if (f.hasFnAttribute(kValueMajorAttr))
-      orderValueMajor(f);
+  for (llvm::Function &f : *llvmModule) {
+    if (!f.hasFnAttribute(kValueMajorAttr))
+      continue;
+    orderValueMajor(f);
+    if (llvm::verifyFunction(f, &llvm::errs()))
+      return emitError(loc, "internal: the value-major order of '")
+             << f.getName().str() << "' failed LLVM's verifier";
+  }
 
   PTXOutput out;
   if (keepIR) {
