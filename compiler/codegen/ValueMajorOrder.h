@@ -8,8 +8,8 @@
 // divisions. Where ptxas cannot reorder that code (a div.rn.f32 is a branch
 // around a call to its slow path, and code does not move across it), every
 // value of one step is live at once. shared_act_quant and gdn_norm_gate_fp8
-// take 40 registers that way (12 CTAs of 128 threads a SM); value-major, 32
-// and 31 with no spill (16 CTAs), the same instructions in another order.
+// take 40 registers that way (12 CTAs of 128 threads a SM); value-major,
+// 30-32 with no spill (16 CTAs), the same instructions in another order.
 //
 // The order within each basic block: instructions that touch memory, have
 // side effects, are convergent or are inline asm ("anchors", the loads

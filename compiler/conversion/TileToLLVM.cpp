@@ -2,6 +2,7 @@
 #include "KernelLowering.h"
 #include "NVVMBuilders.h"
 #include "PredicatedAccess.h"
+#include "../codegen/ValueMajorOrder.h"
 #include "../target/Target.h"
 
 #include "Tile/Analysis/AxisInfo.h"
@@ -56,7 +57,7 @@ LogicalResult KernelLowering::run() {
   // @value_major: an LLVM function attribute for the PTX emitter, which
   // reorders the optimized IR (compiler/codegen/ValueMajorOrder.h).
   if (func->hasAttr(attr::kValueMajor))
-    kernel.setPassthroughAttr(b.getArrayAttr({b.getStringAttr("megac-value-major")}));
+    kernel.setPassthroughAttr(b.getArrayAttr({b.getStringAttr(kValueMajorAttr)}));
   // Pointers from the runtime never alias across parameters of our kernels?
   // Not guaranteed (in-place ops), so no noalias; alignment is a contract the
   // runtime checks, so tell LLVM.
