@@ -22,10 +22,14 @@ bool isAnchor(const llvm::Instruction &inst) {
   return false;
 }
 
-bool usedOutside(const llvm::Instruction &inst) {
-  for (const llvm::User *user : inst.users())
-    if (llvm::cast<llvm::Instruction>(user)->getParent() != inst.getParent())
+// Used after the block: by another block, or by a phi (whose value from this
+// block is read when the block is left, even a phi of this block).
+bool usedAfter(const llvm::Instruction &inst) {
+  for (const llvm::User *user : inst.users()) {
+    const auto *other = llvm::cast<llvm::Instruction>(user);
+    if (other->getParent() != inst.getParent() || llvm::isa<llvm::PHINode>(other))
       return true;
+  }
   return false;
 }
 
@@ -38,7 +42,7 @@ public:
       if (isAnchor(inst) && !inst.isTerminator())
         place(&inst);
     for (llvm::Instruction &inst : block)
-      if (!isAnchor(inst) && (usedOutside(inst) || inst.use_empty()))
+      if (!isAnchor(inst) && (usedAfter(inst) || inst.use_empty()))
         place(&inst);
     llvm::Instruction *terminator = block.getTerminator();
     place(terminator);
@@ -49,8 +53,11 @@ public:
 
 private:
   // Depth first: an instruction after the operands it needs from this block.
+  // A phi needs none here (its operands are read on the edges into the
+  // block): following them would pull a loop's next values, and the loads
+  // they need, above the anchors before them.
   void place(llvm::Instruction *inst) {
-    if (!placed.insert(inst).second)
+    if (!placed.insert(inst).second || llvm::isa<llvm::PHINode>(inst))
       return;
     for (llvm::Value *operand : inst->operands())
       if (auto *def = llvm::dyn_cast<llvm::Instruction>(operand))

@@ -15,8 +15,10 @@
 // side effects, are convergent or are inline asm ("anchors", the loads
 // among them) keep their relative order; every pure instruction moves to just
 // before its first user in the block, placed depth first from the anchors in
-// order, then from the values used outside the block in their order, then
-// the terminator. Dependencies are kept, so the function computes the same.
+// order, then from the values used after the block (by other blocks, or by
+// phis: a loop's next values) in their order, then the terminator. A phi
+// pulls nothing up. Dependencies and the anchors' order are kept, so the
+// function computes the same; LLVM's verifier checks the result.
 
 namespace llvm {
 class BasicBlock;
