@@ -1,4 +1,5 @@
 #include "PTXEmitter.h"
+#include "PtxClone.h"
 #include "SlsrGate.h"
 #include "ValueMajorOrder.h"
 #include "../target/Target.h"
@@ -158,6 +159,24 @@ std::vector<Variant> removeVariants(llvm::Module &module) {
   return out;
 }
 
+bool usesGlobals(const llvm::Function &f) {
+  for (const llvm::BasicBlock &block : f)
+    for (const llvm::Instruction &inst : block)
+      for (const llvm::Value *operand : inst.operands())
+        if (llvm::isa<llvm::GlobalVariable>(operand->stripPointerCasts()))
+          return true;
+  return false;
+}
+
+// A variant attribute's value ("nvvm.maxnreg", "nvvm.minctasm"); 0 if unset.
+unsigned fnAttrInt(const llvm::AttributeList &attrs, const char *kind) {
+  if (!attrs.hasFnAttr(kind))
+    return 0;
+  unsigned value = 0;
+  attrs.getFnAttr(kind).getValueAsString().getAsInteger(10, value);
+  return value;
+}
+
 void cloneVariants(llvm::Module &module, const std::vector<Variant> &variants) {
   llvm::LLVMContext &ctx = module.getContext();
   // In reverse: a variant's `next` may be a variant removed after it.
@@ -257,7 +276,14 @@ FailureOr<PTXOutput> emitPTX(ModuleOp module, const Target &target,
       pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
   mpm.run(*llvmModule, mam);
 
-  cloneVariants(*llvmModule, variants);
+  // Variants are copied as PTX text (PtxClone.h), not compiled again, unless
+  // the IR is kept (it shows them as functions) or their kernel uses a module
+  // global (shared memory), which NVPTX prints differently for two users.
+  bool copyText = !variants.empty() && !keepIR;
+  for (const Variant &v : variants)
+    copyText = copyText && !usesGlobals(*llvmModule->getFunction(v.of));
+  if (!copyText)
+    cloneVariants(*llvmModule, variants);
   for (llvm::Function &f : *llvmModule) {
     if (!f.hasFnAttribute(kValueMajorAttr))
       continue;
@@ -284,6 +310,15 @@ FailureOr<PTXOutput> emitPTX(ModuleOp module, const Target &target,
     pm.run(*llvmModule);
   }
   out.ptx = ptx.str().str();
+  if (copyText) {
+    std::vector<PtxCopy> copies;
+    for (const Variant &v : variants)
+      copies.push_back({v.name, v.of, v.next, fnAttrInt(v.attrs, "nvvm.minctasm"),
+                        fnAttrInt(v.attrs, "nvvm.maxnreg")});
+    out.ptx = addPtxCopies(out.ptx, copies);
+    if (out.ptx.empty())
+      return emitError(loc, "internal: copying the PTX of a kernel's variants failed");
+  }
   return out;
 }
 

@@ -1,0 +1,119 @@
+#include "PtxClone.h"
+
+
+namespace megac {
+namespace {
+
+// One kernel's text: from ".visible .entry NAME(" through its closing "}\n".
+struct Entry {
+  std::string name;
+  std::string globl;  // "\t// .globl\tNAME\n" and what NVPTX printed before the entry
+  std::string body;   // ".visible .entry NAME(" ... "}\n"
+};
+
+const std::string kGlobl = "\t// .globl\t";
+
+// The module: a header, then entries, each opened by its `.globl` comment.
+bool split(const std::string &ptx, std::string &header, std::vector<Entry> &entries) {
+  size_t at = ptx.find(kGlobl);
+  if (at == std::string::npos)
+    return false;
+  header = ptx.substr(0, at);
+  while (at != std::string::npos && at < ptx.size()) {
+    Entry e;
+    size_t nameEnd = ptx.find('\n', at);
+    e.name = ptx.substr(at + kGlobl.size(), nameEnd - at - kGlobl.size());
+    size_t entry = ptx.find(".visible .entry " + e.name + "(", nameEnd);
+    size_t close = ptx.find("\n}\n", entry);
+    if (entry == std::string::npos || close == std::string::npos)
+      return false;
+    e.globl = ptx.substr(at, entry - at);
+    e.body = ptx.substr(entry, close + 3 - entry);
+    size_t next = close + 3;
+    if (next < ptx.size() && ptx.compare(next, kGlobl.size(), kGlobl) != 0)
+      return false; // something else between entries (a .func, a global): not ours
+    at = next < ptx.size() ? next : std::string::npos;
+    entries.push_back(std::move(e));
+  }
+  return true;
+}
+
+std::string replaceAll(std::string s, const std::string &from, const std::string &to) {
+  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
+    s.replace(at, from.size(), to);
+  return s;
+}
+
+// Every "$L__BB<n>_" of a function as "$L__BB<number>_".
+std::string renumberLabels(const std::string &body, size_t number) {
+  static const std::string prefix = "$L__BB";
+  std::string out, digits = std::to_string(number);
+  size_t from = 0;
+  for (size_t at = body.find(prefix); at != std::string::npos; at = body.find(prefix, from)) {
+    size_t end = at + prefix.size();
+    while (end < body.size() && body[end] >= '0' && body[end] <= '9')
+      ++end;
+    out.append(body, from, at + prefix.size() - from);
+    out += end < body.size() && body[end] == '_' && end > at + prefix.size()
+               ? digits
+               : body.substr(at + prefix.size(), end - at - prefix.size());
+    from = end;
+  }
+  return out + body.substr(from);
+}
+
+// The kernel's body under `name`, with the variant's directives after
+// `.maxntid` (NVPTX prints .minnctapersm, then .maxnreg).
+std::string copyBody(const Entry &of, const PtxCopy &copy) {
+  std::string body = replaceAll(of.body, ".visible .entry " + of.name + "(",
+                                ".visible .entry " + copy.name + "(");
+  body = replaceAll(body, of.name + "_param_", copy.name + "_param_");
+  for (const char *directive : {"\n.minnctapersm ", "\n.maxnreg "}) {
+    size_t at = body.find(directive);
+    if (at != std::string::npos)
+      body.erase(at, body.find('\n', at + 1) - at);
+  }
+  size_t maxntid = body.find("\n.maxntid ");
+  if (maxntid == std::string::npos)
+    return "";
+  size_t lineEnd = body.find('\n', maxntid + 1);
+  std::string directives;
+  if (copy.minCtasPerSm)
+    directives += "\n.minnctapersm " + std::to_string(copy.minCtasPerSm);
+  if (copy.maxnreg)
+    directives += "\n.maxnreg " + std::to_string(copy.maxnreg);
+  body.insert(lineEnd, directives);
+  return body;
+}
+
+} // namespace
+
+std::string addPtxCopies(const std::string &ptx, const std::vector<PtxCopy> &copies) {
+  std::string header;
+  std::vector<Entry> entries;
+  if (!split(ptx, header, entries))
+    return "";
+  auto find = [&](const std::string &name) {
+    for (size_t i = 0; i < entries.size(); ++i)
+      if (entries[i].name == name)
+        return int(i);
+    return -1;
+  };
+  for (const PtxCopy &copy : copies) {
+    int of = find(copy.of);
+    int before = copy.before.empty() ? of + 1 : find(copy.before);
+    if (of < 0 || before < 0)
+      return "";
+    Entry e{copy.name, kGlobl + copy.name + "\n", copyBody(entries[size_t(of)], copy)};
+    if (e.body.empty())
+      return "";
+    entries.insert(entries.begin() + before, std::move(e));
+  }
+  // NVPTX numbers a function's labels by the function's place in the module.
+  std::string out = header;
+  for (size_t i = 0; i < entries.size(); ++i)
+    out += entries[i].globl + renumberLabels(entries[i].body, i);
+  return out;
+}
+
+} // namespace megac
