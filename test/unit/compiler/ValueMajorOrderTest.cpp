@@ -89,66 +89,59 @@ TEST(ValueMajorOrder, ValuesUsedByLaterBlocksComeBeforeTheBranchInTheirOrder) {
   EXPECT_FALSE(llvm::verifyFunction(*fn, &llvm::errs()));
 }
 
-// A loop of one block: the value its phi carries to the next iteration is used
-// by nothing else in the block, and must still come after its operands.
-TEST(ValueMajorOrder, ValuesCarriedByAPhiOfTheSameBlockStayAfterTheirOperands) {
+// A loop of one block: x loaded before it, a phi `acc` (x, then the body's
+// value), the body's instructions from `body` (given the builder, acc, x and
+// the pointer; returns the value carried and the loop condition).
+struct OneBlockLoop {
   Fixture f;
   llvm::Function *fn = f.function("k");
-  auto *entry = llvm::BasicBlock::Create(f.ctx, "entry", fn);
-  auto *loop = llvm::BasicBlock::Create(f.ctx, "loop", fn);
-  auto *exit = llvm::BasicBlock::Create(f.ctx, "exit", fn);
-  llvm::IRBuilder<> b(entry);
-  llvm::Value *p = fn->getArg(0);
-  llvm::Value *x = b.CreateLoad(f.f32, p, "x");
-  b.CreateBr(loop);
-  b.SetInsertPoint(loop);
-  llvm::PHINode *acc = b.CreatePHI(f.f32, 2, "acc");
-  llvm::PHINode *i = b.CreatePHI(b.getInt32Ty(), 2, "i");
-  llvm::Value *y = b.CreateLoad(f.f32, p, "y");
-  llvm::Value *sq = b.CreateFMul(y, y, "sq");
-  llvm::Value *next = b.CreateFAdd(acc, sq, "next");
-  llvm::Value *inc = b.CreateAdd(i, b.getInt32(1), "inc");
-  llvm::Value *more = b.CreateICmpULT(inc, b.getInt32(8), "more");
-  b.CreateCondBr(more, loop, exit);
-  acc->addIncoming(x, entry);
-  acc->addIncoming(next, loop);
-  i->addIncoming(b.getInt32(0), entry);
-  i->addIncoming(inc, loop);
-  b.SetInsertPoint(exit);
-  b.CreateRetVoid();
+  llvm::BasicBlock *loop = nullptr;
 
-  megac::orderValueMajor(*fn);
-  EXPECT_EQ(names(*loop), (std::vector<std::string>{"acc", "i", "y", "sq", "next", "inc", "more", "br"}));
-  EXPECT_FALSE(llvm::verifyFunction(*fn, &llvm::errs()));
+  template <class Body> explicit OneBlockLoop(Body body) {
+    auto *entry = llvm::BasicBlock::Create(f.ctx, "entry", fn);
+    loop = llvm::BasicBlock::Create(f.ctx, "loop", fn);
+    auto *exit = llvm::BasicBlock::Create(f.ctx, "exit", fn);
+    llvm::IRBuilder<> b(entry);
+    llvm::Value *p = fn->getArg(0);
+    llvm::Value *x = b.CreateLoad(f.f32, p, "x");
+    b.CreateBr(loop);
+    b.SetInsertPoint(loop);
+    llvm::PHINode *acc = b.CreatePHI(f.f32, 2, "acc");
+    auto [next, more] = body(b, acc, x, p);
+    b.CreateCondBr(more, loop, exit);
+    acc->addIncoming(x, entry);
+    acc->addIncoming(next, loop);
+    b.SetInsertPoint(exit);
+    b.CreateRetVoid();
+  }
+};
+
+// The value the phi carries to the next iteration is used by nothing else in
+// the block, and must still come after its operands.
+TEST(ValueMajorOrder, ValuesCarriedByAPhiOfTheSameBlockStayAfterTheirOperands) {
+  OneBlockLoop l([](llvm::IRBuilder<> &b, llvm::PHINode *acc, llvm::Value *x, llvm::Value *p) {
+    llvm::Value *y = b.CreateLoad(b.getFloatTy(), p, "y");
+    llvm::Value *sq = b.CreateFMul(y, y, "sq");
+    llvm::Value *next = b.CreateFAdd(acc, sq, "next");
+    return std::pair{next, b.CreateFCmpOLT(x, x, "more")};
+  });
+  megac::orderValueMajor(*l.fn);
+  EXPECT_EQ(names(*l.loop), (std::vector<std::string>{"acc", "y", "sq", "next", "more", "br"}));
+  EXPECT_FALSE(llvm::verifyFunction(*l.fn, &llvm::errs()));
 }
 
 // A phi's value from the back edge is read at the end of the block: it must
 // not pull the load it depends on above the store before it.
 TEST(ValueMajorOrder, APhiDoesNotPullMemoryAccessesUp) {
-  Fixture f;
-  llvm::Function *fn = f.function("k");
-  auto *entry = llvm::BasicBlock::Create(f.ctx, "entry", fn);
-  auto *loop = llvm::BasicBlock::Create(f.ctx, "loop", fn);
-  auto *exit = llvm::BasicBlock::Create(f.ctx, "exit", fn);
-  llvm::IRBuilder<> b(entry);
-  llvm::Value *p = fn->getArg(0);
-  llvm::Value *x = b.CreateLoad(f.f32, p, "x");
-  b.CreateBr(loop);
-  b.SetInsertPoint(loop);
-  llvm::PHINode *acc = b.CreatePHI(f.f32, 2, "acc");
-  b.CreateStore(acc, p);
-  llvm::Value *y = b.CreateLoad(f.f32, p, "y");
-  llvm::Value *next = b.CreateFAdd(acc, y, "next");
-  llvm::Value *more = b.CreateFCmpOLT(next, x, "more");
-  b.CreateCondBr(more, loop, exit);
-  acc->addIncoming(x, entry);
-  acc->addIncoming(next, loop);
-  b.SetInsertPoint(exit);
-  b.CreateRetVoid();
-
-  megac::orderValueMajor(*fn);
-  EXPECT_EQ(names(*loop), (std::vector<std::string>{"acc", "store", "y", "next", "more", "br"}));
-  EXPECT_FALSE(llvm::verifyFunction(*fn, &llvm::errs()));
+  OneBlockLoop l([](llvm::IRBuilder<> &b, llvm::PHINode *acc, llvm::Value *x, llvm::Value *p) {
+    b.CreateStore(acc, p);
+    llvm::Value *y = b.CreateLoad(b.getFloatTy(), p, "y");
+    llvm::Value *next = b.CreateFAdd(acc, y, "next");
+    return std::pair{next, b.CreateFCmpOLT(next, x, "more")};
+  });
+  megac::orderValueMajor(*l.fn);
+  EXPECT_EQ(names(*l.loop), (std::vector<std::string>{"acc", "store", "y", "next", "more", "br"}));
+  EXPECT_FALSE(llvm::verifyFunction(*l.fn, &llvm::errs()));
 }
 
 } // namespace
