@@ -30,6 +30,13 @@ def result(rows):
             "copy_gbps": 4260.0, "method": {"rounds": 3, "repeats": 10}, "kernels": {"k": entry}}
 
 
+def report(run_bench, rows):
+    """The markdown of a one-kernel result, its summary made as run_bench makes it."""
+    res = result(rows)
+    res["kernels"]["k"]["summary"] = run_bench.summarize(res["kernels"]["k"])
+    return run_bench.markdown(res)
+
+
 def test_summary_takes_the_largest_shape_and_the_worst_ratio(run_bench):
     rows = [{"shape": {"M": 1}, "bytes": 10, "copy_us": 1.5,
              "megac": timed(2.0, 1.0, 75.0, ratio=0.9), "triton": timed(1.8, 1.1)},
@@ -45,9 +52,7 @@ def test_summary_takes_the_largest_shape_and_the_worst_ratio(run_bench):
 def test_markdown_shows_the_copy_at_size_column(run_bench):
     rows = [{"shape": {"M": 4096}, "bytes": 10_000, "copy_us": 8.0,
              "megac": timed(10.0, 70.0, 80.0, ratio=1.2), "triton": timed(12.0, 60.0)}]
-    res = result(rows)
-    res["kernels"]["k"]["summary"] = run_bench.summarize(res["kernels"]["k"])
-    md = run_bench.markdown(res)
+    md = report(run_bench, rows)
     assert "| M=4096 | 10.00 (70%) | 12.00 (60%) | 1.20 (1.19-1.21) | 8.00 (80%) | - | - |" in md
     assert "| k | 1.20 | yes | 70% | 60% | 80% | 12 | - | - | ok |" in md
 
@@ -55,9 +60,7 @@ def test_markdown_shows_the_copy_at_size_column(run_bench):
 def test_markdown_without_the_copy_at_size(run_bench):
     """--no-size-copy (and results measured before the column existed) leave dashes, not errors."""
     rows = [{"shape": {"M": 1}, "bytes": 10, "megac": timed(2.0, 1.0, ratio=1.0), "triton": timed(2.0, 1.0)}]
-    res = result(rows)
-    res["kernels"]["k"]["summary"] = run_bench.summarize(res["kernels"]["k"])
-    md = run_bench.markdown(res)
+    md = report(run_bench, rows)
     assert "| M=1 | 2.00 (1%) | 2.00 (1%) | 1.00 (0.99-1.01) | - | - | - |" in md
     assert "| k | 1.00 | yes | 1% | 1% | - | 12 | - | - | ok |" in md
 
