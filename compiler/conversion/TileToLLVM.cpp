@@ -570,9 +570,12 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
       });
       continue;
     }
-    Value v = LLVM::UndefOp::create(b, loc, VectorType::get({width}, stor));
-    for (int64_t k = 0; k < width; ++k)
-      v = LLVM::InsertElementOp::create(b, loc, v, reg(op.getValue(), r + k), i32(k));
+    Value v = bytePairsVector(op.getValue(), r, width);
+    if (!v) {
+      v = LLVM::UndefOp::create(b, loc, VectorType::get({width}, stor));
+      for (int64_t k = 0; k < width; ++k)
+        v = LLVM::InsertElementOp::create(b, loc, v, reg(op.getValue(), r + k), i32(k));
+    }
     if (op.getMask() && plan.maskUniform && ptx::predicatable(width * bytes)) {
       ptx::storeWords(b, loc, ptr, maskOf(r), ptx::toWords(b, loc, v));
       continue;
@@ -1520,6 +1523,42 @@ LogicalResult KernelLowering::lowerDequantize(DequantizeOp op) {
   }
   values[op.getResult()] = out;
   return success();
+}
+
+// The i16 that FP8 conversion made the byte `v` from, with v its low (byte
+// 0) or high (byte 1) half: lowerNarrowTrunc's trunc(pair) or
+// trunc(pair >> 8). Null for any other value.
+static Value bytePairOf(Value v, int byte) {
+  auto trunc = v.getDefiningOp<arith::TruncIOp>();
+  if (!trunc || !trunc.getType().isInteger(8) || !trunc.getIn().getType().isInteger(16))
+    return Value();
+  Value in = trunc.getIn();
+  if (byte == 0)
+    return in;
+  auto shift = in.getDefiningOp<arith::ShRUIOp>();
+  auto amount = shift ? shift.getRhs().getDefiningOp<arith::ConstantIntOp>() : nullptr;
+  return amount && amount.value() == 8 ? shift.getLhs() : Value();
+}
+
+// Registers r .. r + width - 1 of `value` as a vector of width / 2 i16 when
+// they are the bytes of FP8 conversions taken in pairs (what a store of FP8
+// values usually holds): the pairs then make the stored words directly, one
+// prmt a word, instead of being cut into bytes and put back together (two to
+// three instructions a byte). Null when they are not.
+Value KernelLowering::bytePairsVector(Value value, int64_t r, int64_t width) {
+  if (width % 2)
+    return Value();
+  SmallVector<Value> pairs;
+  for (int64_t k = 0; k < width; k += 2) {
+    Value lo = bytePairOf(reg(value, r + k), 0), hi = bytePairOf(reg(value, r + k + 1), 1);
+    if (!lo || lo != hi)
+      return Value();
+    pairs.push_back(lo);
+  }
+  Value v = LLVM::UndefOp::create(b, loc, VectorType::get({width / 2}, b.getI16Type()));
+  for (size_t k = 0; k < pairs.size(); ++k)
+    v = LLVM::InsertElementOp::create(b, loc, v, pairs[k], i32(k));
+  return v;
 }
 
 LogicalResult KernelLowering::lowerNarrowTrunc(Operation *op, Value src,
