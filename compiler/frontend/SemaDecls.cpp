@@ -229,7 +229,8 @@ bool Sema::constIntArg(AttributeSyntax &a, int64_t lo, int64_t hi,
 
 void Sema::checkAttributes(KernelDecl &k) {
   static const std::vector<std::string> kKnown = {
-      "num_warps", "maxnreg", "min_ctas_per_sm", "grid", "variant", "fast_math", "value_major"};
+      "num_warps", "maxnreg", "min_ctas_per_sm", "grid", "variant", "fast_math", "value_major",
+      "tile_division"};
   std::set<std::string> seen;
   for (AttributeSyntax &a : k.attributes) {
     if (a.name != "variant" && !seen.insert(a.name).second) {
@@ -274,11 +275,16 @@ void Sema::checkAttributes(KernelDecl &k) {
       if (!a.args.empty())
         error(a.range, "@value_major takes no arguments", "@value_major");
       k.valueMajor = true;
+    } else if (a.name == "tile_division") {
+      if (!a.args.empty())
+        error(a.range, "@tile_division takes no arguments", "@tile_division");
+      k.tileDivision = true;
     } else {
       std::string best = closestName(a.name, kKnown);
       error(a.range, "unknown attribute '@" + a.name.substr(0, 64) + "'",
             best.empty() ? "attributes are @num_warps @maxnreg "
-                           "@min_ctas_per_sm @grid @variant @fast_math @value_major"
+                           "@min_ctas_per_sm @grid @variant @fast_math @value_major "
+                           "@tile_division"
                          : "did you mean '@" + best + "'?");
     }
   }
@@ -338,6 +344,14 @@ void Sema::checkVariant(KernelDecl &k, AttributeSyntax &a) {
       v.when = std::move(arg.value);
       continue;
     }
+    if (arg.name == "tile_division") {
+      std::optional<int64_t> value = constInt(arg.value, "the value");
+      if (value && *value != 0 && *value != 1)
+        error(arg.value->range, "'tile_division' must be 0 or 1, got " + std::to_string(*value));
+      else if (value)
+        v.tileDivision = *value == 1;
+      continue;
+    }
     std::optional<int64_t> *slot = arg.name == "maxnreg" ? &v.maxnreg
                                    : arg.name == "min_ctas_per_sm"
                                        ? &v.minCtasPerSm
@@ -350,7 +364,7 @@ void Sema::checkVariant(KernelDecl &k, AttributeSyntax &a) {
     if (!slot) {
       error(arg.name.empty() ? arg.value->range : arg.nameRange,
             "@variant takes keywords maxnreg, min_ctas_per_sm, num_warps, "
-            "when, or the name of a constant to give another value",
+            "tile_division, when, or the name of a constant to give another value",
             "@variant(small, BLOCK = 2048, when = H <= 2048)");
       continue;
     }

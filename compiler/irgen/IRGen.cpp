@@ -77,7 +77,8 @@ private:
   // --- statements ---------------------------------------------------------------
   LogicalResult emitKernel(const fe::KernelDecl &k, const std::string &symbol,
                            int64_t numWarps, std::optional<int64_t> maxnreg,
-                           std::optional<int64_t> minCtas, ModuleOp module);
+                           std::optional<int64_t> minCtas, bool tileDivision,
+                           ModuleOp module);
   LogicalResult emitBlock(const fe::Block &block, size_t from = 0);
   LogicalResult emitStmt(const fe::Stmt &s);
   LogicalResult emitFor(const fe::ForStmt &s);
@@ -133,7 +134,7 @@ OwningOpRef<ModuleOp> IRGen::run(const fe::Module &module,
                                         : module.root().kernels[0].range));
   for (const fe::KernelDecl &k : module.kernels()) {
     if (failed(emitKernel(k, k.name, k.numWarps, k.maxnreg, k.minCtasPerSm,
-                          *owned)))
+                          k.tileDivision, *owned)))
       return nullptr;
     for (const fe::Variant &v : k.variants) {
       std::string symbol = variantSymbol(k.name, v.name);
@@ -142,7 +143,7 @@ OwningOpRef<ModuleOp> IRGen::run(const fe::Module &module,
                             v.numWarps.value_or(k.numWarps),
                             v.maxnreg ? v.maxnreg : k.maxnreg,
                             v.minCtasPerSm ? v.minCtasPerSm : k.minCtasPerSm,
-                            *owned)))
+                            v.tileDivision.value_or(k.tileDivision), *owned)))
         return nullptr;
     }
   }
@@ -153,7 +154,7 @@ LogicalResult IRGen::emitKernel(const fe::KernelDecl &k,
                                 const std::string &symbol, int64_t numWarps,
                                 std::optional<int64_t> maxnreg,
                                 std::optional<int64_t> minCtas,
-                                ModuleOp module) {
+                                bool tileDivision, ModuleOp module) {
   vars.clear();
   returned = false;
   this->numWarps = numWarps;
@@ -169,6 +170,8 @@ LogicalResult IRGen::emitKernel(const fe::KernelDecl &k,
     func->setAttr(tile::attr::kFastMath, b.getUnitAttr());
   if (k.valueMajor)
     func->setAttr(tile::attr::kValueMajor, b.getUnitAttr());
+  if (tileDivision)
+    func->setAttr(tile::attr::kTileDivision, b.getUnitAttr());
   if (maxnreg)
     func->setAttr(tile::attr::kMaxNReg, b.getI32IntegerAttr(int32_t(*maxnreg)));
   if (minCtas)

@@ -40,6 +40,9 @@ inline constexpr char kFastMath[] = "tile.fast_math";
 // Unit: emit each value's chain of pure operations together (`@value_major`;
 // compiler/codegen/ValueMajorOrder.h).
 inline constexpr char kValueMajor[] = "tile.value_major";
+// Unit: a thread's f32 divisions of one tile operation take div.rn's fast
+// path under one range check (`@tile_division`; Tile/Math/ExactQuotient.h).
+inline constexpr char kTileDivision[] = "tile.tile_division";
 // Unit, on an arith.divf that tile-expand-fp8 made: its quotients only feed an
 // FP8 rounding, so the lowering may use Tile/Quant/Fp8Quotient.h.
 inline constexpr char kFp8Quotient[] = "tile.fp8_quotient";

@@ -1,0 +1,53 @@
+// IEEE f32 division (round to nearest even) without div.rn.f32's per-value
+// check and branch, for `@tile_division`: a thread's quotients of one tile
+// operation under one range check.
+//
+// div.rn.f32 compiles to a fast path - an approximate reciprocal, a Newton
+// step on it, the quotient, its remainder (exact, one fma) and Markstein's
+// correction - then a check of the operands (FCHK) and a branch to a slow
+// subroutine for those where the fast path could over- or underflow. n
+// divisions a thread pay n checks and n branches, which ptxas cannot schedule
+// across. exactQuotient is that fast path; the lowering takes it for all n
+// when every operand is in range (one branch), else div.rn for all n. Same
+// bits either way.
+//
+// The range: dividends of magnitude [kMinDividend, kMaxDividend] and
+// divisors of [kMinDivisor, kMaxDivisor]. There the reciprocal, the quotient
+// (in [2^-100, 2^80]) and the remainder (its last bit at least 2^-87) are
+// normal and exact where they must be, so the Newton step and the correction
+// round to the IEEE quotient: the unit test checks it against IEEE division
+// with the reciprocal off by up to two ulps either way, and on the H200 it
+// matched div.rn.f32 on 2^36 operand pairs of [2^-60, 2^60]
+// (results/tuning_saq_gng_7770c7c.md). A divisor known to be >= 1 or NaN
+// (silu's 1 + exp(-x)) needs only its upper bound checked. Zero, subnormal,
+// infinite and NaN operands fail the check: a zero dividend would lose its
+// sign in the remainder, the others need the slow path's scaling.
+// Written over an abstract set of operations like Quant/Fp8Quotient.h: the
+// lowering instantiates it to emit IR, the test to run it.
+#ifndef MEGAC_TILE_MATH_EXACTQUOTIENT_H
+#define MEGAC_TILE_MATH_EXACTQUOTIENT_H
+
+namespace megac::ieee {
+
+inline constexpr float kMinDividend = 0x1p-40f;
+inline constexpr float kMaxDividend = 0x1p60f;
+inline constexpr float kMinDivisor = 0x1p-20f;
+inline constexpr float kMaxDivisor = 0x1p60f;
+
+/// Ops must provide: Value rcpApprox(Value) (within two ulps), Value
+/// mul(Value, Value), Value fma(Value, Value, Value) (one rounding), Value
+/// neg(Value), Value f32(float); all f32, rounding to nearest even.
+template <class Ops>
+typename Ops::Value exactQuotient(Ops &ops, typename Ops::Value x, typename Ops::Value s) {
+  using V = typename Ops::Value;
+  V y0 = ops.rcpApprox(s);
+  V e = ops.fma(ops.neg(s), y0, ops.f32(1.0f)); // 1 - s * y0
+  V y = ops.fma(y0, e, y0);                      // the reciprocal, refined
+  V q0 = ops.mul(x, y);
+  V r = ops.fma(ops.neg(s), q0, x); // x - s * q0, exactly
+  return ops.fma(y, r, q0);
+}
+
+} // namespace megac::ieee
+
+#endif
