@@ -2,6 +2,7 @@
 // the same template the lowering instantiates to emit IR) against the
 // definition, on every bf16 and every f16 value.
 #include "Tile/Quant/E2M1.h"
+#include "FloatBits.h"
 
 #include <gtest/gtest.h>
 
@@ -11,12 +12,6 @@
 #include <cstring>
 
 namespace {
-
-uint32_t bitsOf(float f) {
-  uint32_t bits;
-  std::memcpy(&bits, &f, 4);
-  return bits;
-}
 
 // Evaluates the algorithm on the CPU: f32 values and i8 codes side by side.
 struct Eval {
@@ -66,12 +61,6 @@ int definition(float x) {
   if (a > 6)
     best = 7;
   return best | (std::signbit(x) ? 8 : 0);
-}
-
-float fromBits(uint32_t bits) {
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
 }
 
 float fromHalf(uint16_t h) {

@@ -4,6 +4,7 @@
 // near powers of two and exact multiples, with the approximate reciprocal
 // anywhere within two ulps of 1 / s (the hardware's is within one).
 #include "Tile/Math/ExactQuotient.h"
+#include "FloatBits.h"
 
 #include <gtest/gtest.h>
 
@@ -15,18 +16,6 @@
 namespace {
 
 using namespace megac::ieee;
-
-float fromBits(uint32_t bits) {
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
-
-uint32_t bitsOf(float f) {
-  uint32_t bits;
-  std::memcpy(&bits, &f, 4);
-  return bits;
-}
 
 // The operations, with the reciprocal approximation `ulps` steps away from
 // RN(1 / s).

@@ -3,6 +3,7 @@
 // IEEE division: bit-identical where Fp8Quotient.h says so, and rounding to
 // the same E4M3 and E5M2 byte everywhere in the divisor range it is used for.
 #include "Tile/Quant/Fp8Quotient.h"
+#include "FloatBits.h"
 
 #include <gtest/gtest.h>
 
@@ -35,18 +36,6 @@ float quotient(float x, float s) {
   Eval ops;
   volatile float reciprocal = 1.0f / s;
   return megac::quant::fp8Quotient(ops, x, s, float(reciprocal));
-}
-
-uint32_t bitsOf(float f) {
-  uint32_t bits;
-  std::memcpy(&bits, &f, 4);
-  return bits;
-}
-
-float fromBits(uint32_t bits) {
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
 }
 
 // Every finite non-negative value of an FP8 format, by code.
