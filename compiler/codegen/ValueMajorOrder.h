@@ -9,7 +9,9 @@
 // around a call to its slow path, and code does not move across it), every
 // value of one step is live at once. shared_act_quant and gdn_norm_gate_fp8
 // take 40 registers that way (12 CTAs of 128 threads a SM); value-major,
-// 30-32 with no spill (16 CTAs), the same instructions in another order.
+// 30-32 with no spill (16 CTAs), the same instructions in another order. On
+// the H200 that was no faster (results/tuning_saq_gng_7770c7c.md): no kernel
+// of kernels-dsl/ uses it.
 //
 // The order within each basic block: instructions that touch memory, have
 // side effects, are convergent or are inline asm ("anchors", the loads

@@ -324,6 +324,7 @@ private:
   void declareLibdevice(StringRef name, Type elem, unsigned arity);
   LogicalResult lowerFastDivide(arith::DivFOp op);
   LogicalResult lowerFp8Quotient(arith::DivFOp op);
+  LogicalResult lowerIeeeDivide(arith::DivFOp op);
   LogicalResult lowerTileDivide(arith::DivFOp op);
   // A stored vector of FP8 bytes built from their conversions' i16 pairs.
   Value bytePairsVector(Value value, int64_t r, int64_t width);

@@ -211,8 +211,8 @@ LogicalResult KernelLowering::lowerOp(Operation *op) {
       return lowerFastDivide(div);
     if (f32 && div->hasAttr(tile::attr::kFp8Quotient))
       return lowerFp8Quotient(div);
-    if (f32 && func->hasAttr(tile::attr::kTileDivision))
-      return lowerTileDivide(div);
+    if (f32)
+      return lowerIeeeDivide(div);
   }
   if (isa<arith::ArithDialect>(op->getDialect()))
     return lowerElementwise(op);
@@ -1254,7 +1254,7 @@ LogicalResult KernelLowering::lowerFp8Quotient(arith::DivFOp op) {
   for (int64_t i = 0; i < n; ++i)
     reciprocals.insert({reg(op.getRhs(), i), Value()});
   if (int64_t(reciprocals.size()) * 2 > n)
-    return func->hasAttr(tile::attr::kTileDivision) ? lowerTileDivide(op) : lowerElementwise(op);
+    return lowerIeeeDivide(op);
   IROps ops{b, loc};
   Value inRange;
   for (auto &[s, y] : reciprocals) {
@@ -1272,6 +1272,12 @@ LogicalResult KernelLowering::lowerFp8Quotient(arith::DivFOp op) {
         return arith::DivFOp::create(b, loc, reg(op.getLhs(), i), reg(op.getRhs(), i)).getResult();
       });
   return success();
+}
+
+// An IEEE f32 division: under one check for the tile with @tile_division,
+// else div.rn.f32 a value.
+LogicalResult KernelLowering::lowerIeeeDivide(arith::DivFOp op) {
+  return func->hasAttr(tile::attr::kTileDivision) ? lowerTileDivide(op) : lowerElementwise(op);
 }
 
 // True when v is at least 1 or NaN: `c + exp(..)` with a constant c >= 1
@@ -1315,12 +1321,14 @@ LogicalResult KernelLowering::lowerTileDivide(arith::DivFOp op) {
     dividends.insert(reg(op.getLhs(), i));
     divisors.insert(reg(op.getRhs(), i));
   }
-  // The smallest and largest of the values (magnitudes), NaN if one is NaN.
-  auto bounds = [&](ArrayRef<Value> vs, bool magnitude) {
+  // The largest and (when `low`) the smallest of the values (magnitudes),
+  // NaN if one is NaN.
+  auto bounds = [&](ArrayRef<Value> vs, bool magnitude, bool low) {
     Value lo, hi;
     for (Value v : vs) {
       Value m = magnitude ? ops.abs(v) : v;
-      lo = lo ? arith::MinimumFOp::create(b, loc, lo, m).getResult() : m;
+      if (low)
+        lo = lo ? arith::MinimumFOp::create(b, loc, lo, m).getResult() : m;
       hi = hi ? arith::MaximumFOp::create(b, loc, hi, m).getResult() : m;
     }
     return std::pair(lo, hi);
@@ -1330,8 +1338,9 @@ LogicalResult KernelLowering::lowerTileDivide(arith::DivFOp op) {
   };
   using P = arith::CmpFPredicate;
   bool atLeastOne = atLeastOneOrNaN(op.getRhs());
-  auto [xlo, xhi] = bounds(dividends.getArrayRef(), true);
-  auto [slo, shi] = bounds(divisors.getArrayRef(), !atLeastOne);
+  auto [xlo, xhi] = bounds(dividends.getArrayRef(), true, true);
+  // A divisor >= 1 (or NaN) is checked only against the largest.
+  auto [slo, shi] = bounds(divisors.getArrayRef(), !atLeastOne, !atLeastOne);
   // (Built in this order, the comparisons give the PTX the H200 measured.)
   Value xBelow = cmp(P::OLE, xhi, ieee::kMaxDividend);
   Value xAbove = cmp(P::OGE, xlo, ieee::kMinDividend);

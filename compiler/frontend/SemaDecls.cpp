@@ -267,18 +267,13 @@ void Sema::checkAttributes(KernelDecl &k) {
       }
     } else if (a.name == "variant") {
       checkVariant(k, a);
-    } else if (a.name == "fast_math") {
+    } else if (bool *flag = a.name == "fast_math"       ? &k.fastMath
+                            : a.name == "value_major"   ? &k.valueMajor
+                            : a.name == "tile_division" ? &k.tileDivision
+                                                        : nullptr) {
       if (!a.args.empty())
-        error(a.range, "@fast_math takes no arguments", "@fast_math");
-      k.fastMath = true;
-    } else if (a.name == "value_major") {
-      if (!a.args.empty())
-        error(a.range, "@value_major takes no arguments", "@value_major");
-      k.valueMajor = true;
-    } else if (a.name == "tile_division") {
-      if (!a.args.empty())
-        error(a.range, "@tile_division takes no arguments", "@tile_division");
-      k.tileDivision = true;
+        error(a.range, "@" + a.name + " takes no arguments", "@" + a.name);
+      *flag = true;
     } else {
       std::string best = closestName(a.name, kKnown);
       error(a.range, "unknown attribute '@" + a.name.substr(0, 64) + "'",
