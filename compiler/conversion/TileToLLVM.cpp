@@ -775,8 +775,11 @@ LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
   // pairwise, log2(n) steps instead of n - 1 (route's ten argmax rounds over
   // 16 values a thread wait on that chain). Sums add in register order (the
   // rounding is part of the result); max and min too: one instruction a step,
-  // and a tree's partials cost softmax_small 4 registers (72 -> 76).
-  bool pairwise = isArg;
+  // and a tree's partials cost registers (softmax_small 72 -> 76, and slower
+  // at M = 16384). `@tree_reductions` makes them pairwise too where the
+  // chain is what a program waits on (softmax at M = 4096: 0.97 -> 1.00 of
+  // Triton; results/tuning_tree_reductions_95ad055.md).
+  bool pairwise = isArg || func->hasAttr(tile::attr::kTreeReductions);
   for (auto &off : groupOrder) {
     auto &g = groups[off];
     SmallVector<Partial> level;

@@ -483,13 +483,15 @@ struct AttributeSyntax {
 };
 
 /// `@variant(name, maxnreg = N, min_ctas_per_sm = N, num_warps = N,
-/// tile_division = 0|1, when = cond)`: an alternative compilation picked at
-/// launch when `when` holds (over scalar params, constants, `ctas` and `sms`).
+/// tile_division = 0|1, tree_reductions = 0|1, when = cond)`: an alternative
+/// compilation picked at launch when `when` holds (over scalar params,
+/// constants, `ctas` and `sms`).
 struct Variant {
   std::string name;
   SourceRange range;
   std::optional<int64_t> numWarps, maxnreg, minCtasPerSm;
-  std::optional<bool> tileDivision; // unset: the kernel's
+  std::optional<bool> tileDivision;   // unset: the kernel's
+  std::optional<bool> treeReductions; // unset: the kernel's
   ExprPtr when; // null: always eligible
   /// Constants (module constants or the kernel's compile-time params) with
   /// other values in this variant, e.g. BLOCK = 2048: the driver compiles the
@@ -511,6 +513,7 @@ struct KernelDecl {
   bool fastMath = false; // @fast_math: approximate exp/log/tanh and f32 division
   bool valueMajor = false; // @value_major: each value's operations together
   bool tileDivision = false; // @tile_division: one range check for a tile's f32 divisions
+  bool treeReductions = false; // @tree_reductions: a thread's values combine pairwise
   std::vector<ExprPtr> grid; // 0-3 scalar integer exprs; empty: grid (1)
   std::vector<Variant> variants;
   /// `ctas` and `sms`, referenced from Variant::when.

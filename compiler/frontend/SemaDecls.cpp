@@ -230,7 +230,7 @@ bool Sema::constIntArg(AttributeSyntax &a, int64_t lo, int64_t hi,
 void Sema::checkAttributes(KernelDecl &k) {
   static const std::vector<std::string> kKnown = {
       "num_warps", "maxnreg", "min_ctas_per_sm", "grid", "variant", "fast_math", "value_major",
-      "tile_division"};
+      "tile_division", "tree_reductions"};
   std::set<std::string> seen;
   for (AttributeSyntax &a : k.attributes) {
     if (a.name != "variant" && !seen.insert(a.name).second) {
@@ -267,10 +267,11 @@ void Sema::checkAttributes(KernelDecl &k) {
       }
     } else if (a.name == "variant") {
       checkVariant(k, a);
-    } else if (bool *flag = a.name == "fast_math"       ? &k.fastMath
-                            : a.name == "value_major"   ? &k.valueMajor
-                            : a.name == "tile_division" ? &k.tileDivision
-                                                        : nullptr) {
+    } else if (bool *flag = a.name == "fast_math"         ? &k.fastMath
+                            : a.name == "value_major"     ? &k.valueMajor
+                            : a.name == "tile_division"   ? &k.tileDivision
+                            : a.name == "tree_reductions" ? &k.treeReductions
+                                                          : nullptr) {
       if (!a.args.empty())
         error(a.range, "@" + a.name + " takes no arguments", "@" + a.name);
       *flag = true;
@@ -279,7 +280,7 @@ void Sema::checkAttributes(KernelDecl &k) {
       error(a.range, "unknown attribute '@" + a.name.substr(0, 64) + "'",
             best.empty() ? "attributes are @num_warps @maxnreg "
                            "@min_ctas_per_sm @grid @variant @fast_math @value_major "
-                           "@tile_division"
+                           "@tile_division @tree_reductions"
                          : "did you mean '@" + best + "'?");
     }
   }
@@ -339,12 +340,16 @@ void Sema::checkVariant(KernelDecl &k, AttributeSyntax &a) {
       v.when = std::move(arg.value);
       continue;
     }
-    if (arg.name == "tile_division") {
+    // Flags of the kernel's that a variant turns on (1) or off (0).
+    if (std::optional<bool> *flag = arg.name == "tile_division"     ? &v.tileDivision
+                                    : arg.name == "tree_reductions" ? &v.treeReductions
+                                                                    : nullptr) {
       std::optional<int64_t> value = constInt(arg.value, "the value");
       if (value && *value != 0 && *value != 1)
-        error(arg.value->range, "'tile_division' must be 0 or 1, got " + std::to_string(*value));
+        error(arg.value->range,
+              "'" + arg.name + "' must be 0 or 1, got " + std::to_string(*value));
       else if (value)
-        v.tileDivision = *value == 1;
+        *flag = *value == 1;
       continue;
     }
     std::optional<int64_t> *slot = arg.name == "maxnreg" ? &v.maxnreg
@@ -359,7 +364,8 @@ void Sema::checkVariant(KernelDecl &k, AttributeSyntax &a) {
     if (!slot) {
       error(arg.name.empty() ? arg.value->range : arg.nameRange,
             "@variant takes keywords maxnreg, min_ctas_per_sm, num_warps, "
-            "tile_division, when, or the name of a constant to give another value",
+            "tile_division, tree_reductions, when, or the name of a constant to give "
+            "another value",
             "@variant(small, BLOCK = 2048, when = H <= 2048)");
       continue;
     }

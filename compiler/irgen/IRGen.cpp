@@ -1,4 +1,5 @@
 #include "IRGen.h"
+#include "frontend/WhenFacts.h"
 
 #include "Tile/IR/TileDialect.h"
 #include "Tile/Layout/BlockedLayout.h"
@@ -75,9 +76,10 @@ private:
   }
 
   // --- statements ---------------------------------------------------------------
-  LogicalResult emitKernel(const fe::KernelDecl &k, const std::string &symbol,
-                           int64_t numWarps, std::optional<int64_t> maxnreg,
-                           std::optional<int64_t> minCtas, bool tileDivision,
+  /// `body` is the kernel's, or a variant's own when its constants differ;
+  /// the settings come from the kernel `k` and the variant `v` (null: none).
+  LogicalResult emitKernel(const fe::KernelDecl &body, const std::string &symbol,
+                           const fe::KernelDecl &k, const fe::Variant *v,
                            ModuleOp module);
   LogicalResult emitBlock(const fe::Block &block, size_t from = 0);
   LogicalResult emitStmt(const fe::Stmt &s);
@@ -133,65 +135,77 @@ OwningOpRef<ModuleOp> IRGen::run(const fe::Module &module,
                                         ? fe::SourceRange()
                                         : module.root().kernels[0].range));
   for (const fe::KernelDecl &k : module.kernels()) {
-    if (failed(emitKernel(k, k.name, k.numWarps, k.maxnreg, k.minCtasPerSm,
-                          k.tileDivision, *owned)))
+    if (failed(emitKernel(k, k.name, k, nullptr, *owned)))
       return nullptr;
     for (const fe::Variant &v : k.variants) {
       std::string symbol = variantSymbol(k.name, v.name);
       auto own = bodies.find(symbol);
-      if (failed(emitKernel(own == bodies.end() ? k : *own->second, symbol,
-                            v.numWarps.value_or(k.numWarps),
-                            v.maxnreg ? v.maxnreg : k.maxnreg,
-                            v.minCtasPerSm ? v.minCtasPerSm : k.minCtasPerSm,
-                            v.tileDivision.value_or(k.tileDivision), *owned)))
+      if (failed(emitKernel(own == bodies.end() ? k : *own->second, symbol, k, &v,
+                            *owned)))
         return nullptr;
     }
   }
   return owned;
 }
 
-LogicalResult IRGen::emitKernel(const fe::KernelDecl &k,
-                                const std::string &symbol, int64_t numWarps,
-                                std::optional<int64_t> maxnreg,
-                                std::optional<int64_t> minCtas,
-                                bool tileDivision, ModuleOp module) {
+LogicalResult IRGen::emitKernel(const fe::KernelDecl &body,
+                                const std::string &symbol,
+                                const fe::KernelDecl &k, const fe::Variant *v,
+                                ModuleOp module) {
+  int64_t warps = v && v->numWarps ? *v->numWarps : k.numWarps;
+  std::optional<int64_t> maxnreg = v && v->maxnreg ? v->maxnreg : k.maxnreg;
+  std::optional<int64_t> minCtas = v && v->minCtasPerSm ? v->minCtasPerSm : k.minCtasPerSm;
+  bool tileDivision = v && v->tileDivision ? *v->tileDivision : k.tileDivision;
+  bool treeReductions = v && v->treeReductions ? *v->treeReductions : k.treeReductions;
+  // A variant runs only when its `when` holds: its divisibility facts hold
+  // in its body (frontend/WhenFacts.h).
+  std::map<int, int64_t> divisors;
+  if (v && v->when)
+    divisors = fe::divisorsFromWhen(*v->when);
   vars.clear();
   returned = false;
-  this->numWarps = numWarps;
+  this->numWarps = warps;
   SmallVector<Type> params;
-  for (const fe::ParamDecl &p : k.params)
+  for (const fe::ParamDecl &p : body.params)
     params.push_back(toMLIR(p.var->type));
   b.setInsertionPointToEnd(module.getBody());
-  auto func = func::FuncOp::create(b, loc(k.range), symbol,
+  auto func = func::FuncOp::create(b, loc(body.range), symbol,
                                      b.getFunctionType(params, {}));
   func->setAttr(tile::attr::kKernel, b.getUnitAttr());
-  func->setAttr(tile::attr::kNumWarps, b.getI32IntegerAttr(int32_t(numWarps)));
+  func->setAttr(tile::attr::kNumWarps, b.getI32IntegerAttr(int32_t(warps)));
   if (k.fastMath)
     func->setAttr(tile::attr::kFastMath, b.getUnitAttr());
   if (k.valueMajor)
     func->setAttr(tile::attr::kValueMajor, b.getUnitAttr());
   if (tileDivision)
     func->setAttr(tile::attr::kTileDivision, b.getUnitAttr());
+  if (treeReductions)
+    func->setAttr(tile::attr::kTreeReductions, b.getUnitAttr());
   if (maxnreg)
     func->setAttr(tile::attr::kMaxNReg, b.getI32IntegerAttr(int32_t(*maxnreg)));
   if (minCtas)
     func->setAttr(tile::attr::kMinCtasPerSM,
                   b.getI32IntegerAttr(int32_t(*minCtas)));
-  for (size_t i = 0; i < k.params.size(); ++i) {
-    const fe::ParamDecl &p = k.params[i];
-    if (p.var->type.isPointer())
+  for (size_t i = 0; i < body.params.size(); ++i) {
+    const fe::ParamDecl &p = body.params[i];
+    if (p.var->type.isPointer()) {
       func.setArgAttr(i, tile::attr::kAlignment, b.getI64IntegerAttr(p.align));
-    else if (p.multipleOf)
-      func.setArgAttr(i, tile::attr::kDivisibility,
-                      b.getI64IntegerAttr(*p.multipleOf));
+      continue;
+    }
+    int64_t divisor = p.multipleOf.value_or(1);
+    auto known = divisors.find(int(i));
+    if (known != divisors.end())
+      divisor = fe::combineDivisors(divisor, known->second);
+    if (divisor > 1)
+      func.setArgAttr(i, tile::attr::kDivisibility, b.getI64IntegerAttr(divisor));
   }
   Block *entry = func.addEntryBlock();
-  for (size_t i = 0; i < k.params.size(); ++i)
-    vars[k.params[i].var.get()] = entry->getArgument(i);
+  for (size_t i = 0; i < body.params.size(); ++i)
+    vars[body.params[i].var.get()] = entry->getArgument(i);
   b.setInsertionPointToStart(entry);
-  if (failed(emitBlock(k.body)) || failed_)
+  if (failed(emitBlock(body.body)) || failed_)
     return failure();
-  func::ReturnOp::create(b, loc(k.range));
+  func::ReturnOp::create(b, loc(body.range));
   return success();
 }
 

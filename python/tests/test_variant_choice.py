@@ -21,6 +21,13 @@ ROOT = os.environ.get("MEGAC_SOURCE_DIR") or os.path.abspath(os.path.join(os.pat
 SMS = 132  # the H200 the thresholds were measured on
 
 
+def _shared_act_quant(s, grid):
+    small = s["M"] * s["I"] <= 1 << 20  # @tile_division pays on small grids only
+    if s["I"] % 1024 == 0:
+        return "row1024_small" if small else "row1024"
+    return "small" if small else "default"
+
+
 def _gdn_core(s, grid):
     heads = s["B"] * s["HV"]
     if 2 * SMS < heads * 4 <= 3 * SMS:  # the default grid: B * HV heads, 4 programs each
@@ -41,8 +48,9 @@ def _attn_rows(s, grid):
 
 # kernel -> (reference whose shapes it runs at, expected variant from (shape, grid of the launch))
 EXPECTED = {
-    "shared_act_quant": ("shared_act_quant", lambda s, g: "row1024" if s["I"] % 1024 == 0 else "default"),
+    "shared_act_quant": ("shared_act_quant", _shared_act_quant),
     "gdn_core": ("gdn_core", _gdn_core),
+    "gdn_norm_gate_fp8": ("gdn_norm_gate_fp8", lambda s, g: "small" if s["M"] * s["HV"] <= 8192 else "default"),
     "group_quant": ("group_quant", lambda s, g: "wide" if s["M"] * s["K"] >= 1 << 24 else "default"),
     "group_quant_ue8m0": ("group_quant_ue8m0", lambda s, g: "wide" if s["M"] * s["K"] >= 1 << 24 else "default"),
     "nvfp4_quant": ("nvfp4_quant", lambda s, g: "two_blocks" if s["M"] > 2048 else "default"),
@@ -51,6 +59,8 @@ EXPECTED = {
     "route_f32": ("route_f32", lambda s, g: "few_tokens" if s["M"] <= 128 else "default"),
     "softmax": ("softmax", lambda s, g: "n2048" if s["N"] <= 2048 else "few_rows" if s["M"] <= 128 else "default"),
     "softmax_small": ("softmax_small", _softmax_small),
+    # n % 4 == 0 lets the compiler drop the per-vector tail check (frontend/WhenFacts.h)
+    "vector_add": ("vector_add", lambda s, g: "vec4" if s["n"] % 4 == 0 else "default"),
     "attn_split_verify": ("attn_decode_verify", _attn_rows),
     "draft_fin_residual": ("draft_fin_residual",
                            lambda s, g: "occupancy" if g[0] * g[1] * g[2] > 2 * SMS else "default"),

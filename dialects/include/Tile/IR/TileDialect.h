@@ -43,6 +43,9 @@ inline constexpr char kValueMajor[] = "tile.value_major";
 // Unit: a thread's f32 divisions of one tile operation take div.rn's fast
 // path under one range check (`@tile_division`; Tile/Math/ExactQuotient.h).
 inline constexpr char kTileDivision[] = "tile.tile_division";
+// Unit: a thread's values of a sum, max or min combine pairwise, log2(n)
+// dependent steps instead of n - 1 (`@tree_reductions`).
+inline constexpr char kTreeReductions[] = "tile.tree_reductions";
 // Unit, on an arith.divf that tile-expand-fp8 made: its quotients only feed an
 // FP8 rounding, so the lowering may use Tile/Quant/Fp8Quotient.h.
 inline constexpr char kFp8Quotient[] = "tile.fp8_quotient";
