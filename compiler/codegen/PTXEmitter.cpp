@@ -311,10 +311,12 @@ FailureOr<PTXOutput> emitPTX(ModuleOp module, const Target &target,
   }
   out.ptx = ptx.str().str();
   if (copyText) {
+    // In reverse, as cloneVariants: a variant's `next` may be a variant
+    // removed after it (two copies of one kernel), so it is added first.
     std::vector<PtxCopy> copies;
-    for (const Variant &v : variants)
-      copies.push_back({v.name, v.of, v.next, fnAttrInt(v.attrs, "nvvm.minctasm"),
-                        fnAttrInt(v.attrs, "nvvm.maxnreg")});
+    for (auto v = variants.rbegin(); v != variants.rend(); ++v)
+      copies.push_back({v->name, v->of, v->next, fnAttrInt(v->attrs, "nvvm.minctasm"),
+                        fnAttrInt(v->attrs, "nvvm.maxnreg")});
     out.ptx = addPtxCopies(out.ptx, copies);
     if (out.ptx.empty())
       return emitError(loc, "internal: copying the PTX of a kernel's variants failed");

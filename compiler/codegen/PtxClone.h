@@ -24,8 +24,8 @@ struct PtxCopy {
 };
 
 // `ptx` (NVPTX's output for a module) with the copies added, in order (a
-// copy's `before` may be an earlier copy), and labels renumbered. Returns an
-// empty string when an entry it needs is not in `ptx`.
+// copy's `before` must be an entry of `ptx` or an earlier copy), and labels
+// renumbered. Returns an empty string when an entry it needs is not there.
 std::string addPtxCopies(const std::string &ptx, const std::vector<PtxCopy> &copies);
 
 } // namespace megac
