@@ -25,8 +25,6 @@ def _shared_act_quant(s, grid):
     small = s["M"] * s["I"] <= 1 << 20  # @tile_division pays on small grids only
     if s["I"] % 1024 == 0:
         return "row1024_small" if small else "row1024"
-    if s["I"] % 512 == 0 and not small:
-        return "row512"
     return "small" if small else "default"
 
 
