@@ -1,10 +1,12 @@
 //===- KernelLowering.h - one tile kernel to the LLVM dialect ---*- C++ -*-===//
 //
-// The lowering's state and its helpers, shared by its translation units:
-// TileToLLVM.cpp (the kernel, elementwise ops, memory, reductions, layout
-// conversions, quantization, control flow) and DotLowering.cpp (tile.dot: its
-// operands in shared memory, copies, prefetch pipelines, mma). Internal to
-// compiler/conversion.
+// The lowering's state and its helpers, shared by its translation units, one
+// op family each: TileToLLVM.cpp (the kernel, the op dispatch, elementwise
+// ops and math, memory, control flow, the pass), ReduceLowering.cpp,
+// LayoutLowering.cpp (layout conversions, reshapes), DivisionLowering.cpp
+// (f32 division), QuantLowering.cpp (FP8/FP4/E8M0 conversions) and
+// DotLowering.cpp (tile.dot: its operands in shared memory, copies, prefetch
+// pipelines, mma). Internal to compiler/conversion.
 //
 //===----------------------------------------------------------------------===//
 #pragma once

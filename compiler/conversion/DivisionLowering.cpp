@@ -1,0 +1,171 @@
+// f32 division: @fast_math's approximate one, IEEE div.rn a value,
+// @tile_division's fast path under one check for a tile, and an FP8
+// quantization's quotient by a shared scale (docs/language.md, docs/dialect.md).
+#include "IROps.h"
+#include "KernelLowering.h"
+
+#include "Tile/Math/ExactQuotient.h"
+#include "Tile/Quant/Fp8Quotient.h"
+
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/MapVector.h"
+
+namespace megac::lowering {
+
+// @fast_math f32 division: __nv_fast_fdividef (div.approx.f32, about 2 ulp;
+// no slow path for zero or denormal dividends).
+LogicalResult KernelLowering::lowerFastDivide(arith::DivFOp op) {
+  Type f32 = b.getF32Type();
+  declareLibdevice("__nv_fast_fdividef", f32, 2);
+  Regs out;
+  int64_t n = std::max(numRegsOf(op.getLhs()), numRegsOf(op.getRhs()));
+  for (int64_t i = 0; i < n; ++i)
+    out.push_back(LLVM::CallOp::create(b, loc, TypeRange{f32},
+                                       FlatSymbolRefAttr::get(ctx, "__nv_fast_fdividef"),
+                                       ValueRange{reg(op.getLhs(), i), reg(op.getRhs(), i)})
+                      .getResult());
+  values[op] = out;
+  return success();
+}
+
+// An FP8 quantization's x / s (tile-expand-fp8 marks it): when the tile's
+// divisors are few (a per-tensor or per-group scale, one register reused),
+// one div.rn per distinct divisor gives its reciprocal and every quotient is
+// Tile/Quant/Fp8Quotient.h's five instructions. The path is taken only when
+// every divisor is in the range where that rounds to the same FP8 bytes as
+// IEEE division (one branch for the tile); otherwise, or when nearly every
+// element has its own divisor, each element takes div.rn as before.
+LogicalResult KernelLowering::lowerFp8Quotient(arith::DivFOp op) {
+  int64_t n = std::max(numRegsOf(op.getLhs()), numRegsOf(op.getRhs()));
+  llvm::MapVector<Value, Value> reciprocals; // divisor -> RN(1 / divisor)
+  for (int64_t i = 0; i < n; ++i)
+    reciprocals.insert({reg(op.getRhs(), i), Value()});
+  if (int64_t(reciprocals.size()) * 2 > n)
+    return lowerIeeeDivide(op);
+  IROps ops{b, loc};
+  Value inRange;
+  for (auto &[s, y] : reciprocals) {
+    y = arith::DivFOp::create(b, loc, ops.f32(1.0f), s);
+    Value ok = inClosedRange(s, quant::kMinDivisor, quant::kMaxDivisor);
+    inRange = inRange ? arith::AndIOp::create(b, loc, inRange, ok).getResult() : ok;
+  }
+  values[op] = fastOrExact(
+      inRange, n,
+      [&](int64_t i) {
+        Value s = reg(op.getRhs(), i);
+        return quant::fp8Quotient(ops, reg(op.getLhs(), i), s, reciprocals.lookup(s));
+      },
+      [&](int64_t i) {
+        return arith::DivFOp::create(b, loc, reg(op.getLhs(), i), reg(op.getRhs(), i)).getResult();
+      });
+  return success();
+}
+
+// An IEEE f32 division: under one check for the tile with @tile_division,
+// else div.rn.f32 a value.
+LogicalResult KernelLowering::lowerIeeeDivide(arith::DivFOp op) {
+  return func->hasAttr(tile::attr::kTileDivision) ? lowerTileDivide(op) : lowerElementwise(op);
+}
+
+// True when v is at least 1 or NaN: `c + exp(..)` with a constant c >= 1
+// (silu's and sigmoid's 1 + exp(-x)), or such a constant.
+static bool atLeastOneOrNaN(Value v) {
+  auto constantAtLeastOne = [](Value c) {
+    if (auto splat = c.getDefiningOp<SplatOp>())
+      c = splat.getOperand();
+    auto k = c.getDefiningOp<arith::ConstantOp>();
+    if (!k)
+      return false;
+    Attribute value = k.getValue();
+    if (auto dense = dyn_cast<SplatElementsAttr>(value))
+      value = dense.getSplatValue<Attribute>();
+    auto f = dyn_cast<FloatAttr>(value);
+    return f && f.getValueAsDouble() >= 1.0;
+  };
+  if (constantAtLeastOne(v))
+    return true;
+  auto add = v.getDefiningOp<arith::AddFOp>();
+  return add && ((constantAtLeastOne(add.getLhs()) && add.getRhs().getDefiningOp<math::ExpOp>()) ||
+                 (constantAtLeastOne(add.getRhs()) && add.getLhs().getDefiningOp<math::ExpOp>()));
+}
+
+// `@tile_division`: an f32 division of several values a thread takes
+// div.rn.f32's own fast path for all of them (Tile/Math/ExactQuotient.h)
+// when every dividend and divisor is in the range where it is exact - one
+// check, one branch - and div.rn for all of them otherwise. The check is a
+// NaN-propagating min and max of the operands' magnitudes (a divisor known
+// to be >= 1 needs only its max), computed from the operands before any
+// quotient, so it keeps no extra value alive. Measured on the H200: faster
+// than per-value div.rn on small, latency-bound grids, slower on large ones
+// (results/tuning_saq_gng_7770c7c.md). One value a thread gains nothing.
+LogicalResult KernelLowering::lowerTileDivide(arith::DivFOp op) {
+  int64_t n = std::max(numRegsOf(op.getLhs()), numRegsOf(op.getRhs()));
+  if (n < 2)
+    return lowerElementwise(op);
+  IRInverseOps ops{b, loc};
+  llvm::SetVector<Value> dividends, divisors; // each distinct register once
+  for (int64_t i = 0; i < n; ++i) {
+    dividends.insert(reg(op.getLhs(), i));
+    divisors.insert(reg(op.getRhs(), i));
+  }
+  // The largest and (when `low`) the smallest of the values (magnitudes),
+  // NaN if one is NaN.
+  auto bounds = [&](ArrayRef<Value> vs, bool magnitude, bool low) {
+    Value lo, hi;
+    for (Value v : vs) {
+      Value m = magnitude ? ops.abs(v) : v;
+      if (low)
+        lo = lo ? arith::MinimumFOp::create(b, loc, lo, m).getResult() : m;
+      hi = hi ? arith::MaximumFOp::create(b, loc, hi, m).getResult() : m;
+    }
+    return std::pair(lo, hi);
+  };
+  auto cmp = [&](arith::CmpFPredicate p, Value v, float bound) {
+    return arith::CmpFOp::create(b, loc, p, v, ops.f32(bound)).getResult();
+  };
+  using P = arith::CmpFPredicate;
+  bool atLeastOne = atLeastOneOrNaN(op.getRhs());
+  auto [xlo, xhi] = bounds(dividends.getArrayRef(), true, true);
+  // A divisor >= 1 (or NaN) is checked only against the largest.
+  auto [slo, shi] = bounds(divisors.getArrayRef(), !atLeastOne, !atLeastOne);
+  // (Built in this order, the comparisons give the PTX the H200 measured.)
+  Value xBelow = cmp(P::OLE, xhi, ieee::kMaxDividend);
+  Value xAbove = cmp(P::OGE, xlo, ieee::kMinDividend);
+  Value inRange = arith::AndIOp::create(b, loc, xAbove, xBelow);
+  Value sBelow = cmp(P::OLE, shi, ieee::kMaxDivisor);
+  inRange = arith::AndIOp::create(b, loc, inRange, sBelow);
+  if (!atLeastOne) {
+    Value sAbove = cmp(P::OGE, slo, ieee::kMinDivisor);
+    inRange = arith::AndIOp::create(b, loc, inRange, sAbove);
+  }
+  values[op] = fastOrExact(
+      inRange, n,
+      [&](int64_t i) { return ieee::exactQuotient(ops, reg(op.getLhs(), i), reg(op.getRhs(), i)); },
+      [&](int64_t i) {
+        return arith::DivFOp::create(b, loc, reg(op.getLhs(), i), reg(op.getRhs(), i)).getResult();
+      });
+  return success();
+}
+
+Value KernelLowering::inClosedRange(Value v, float lo, float hi) {
+  return arith::AndIOp::create(
+      b, loc, arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, v, constant(b.getF32FloatAttr(lo))),
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLE, v, constant(b.getF32FloatAttr(hi))));
+}
+
+Regs KernelLowering::fastOrExact(Value take, int64_t n, function_ref<Value(int64_t)> fast,
+                                 function_ref<Value(int64_t)> exact) {
+  auto branch = scf::IfOp::create(b, loc, SmallVector<Type>(n, b.getF32Type()), take, true);
+  OpBuilder::InsertionGuard guard(b);
+  for (bool isFast : {true, false}) {
+    b.setInsertionPointToStart(isFast ? branch.thenBlock() : branch.elseBlock());
+    SmallVector<Value> results;
+    for (int64_t i = 0; i < n; ++i)
+      results.push_back(isFast ? fast(i) : exact(i));
+    scf::YieldOp::create(b, loc, results);
+  }
+  return Regs(branch.getResults().begin(), branch.getResults().end());
+}
+
+} // namespace megac::lowering
