@@ -25,6 +25,7 @@
 #include "llvm/Transforms/Utils/FunctionComparator.h"
 #include "llvm/TargetParser/Triple.h"
 
+#include <chrono>
 #include <cstdlib>
 #include <mutex>
 #include <sys/stat.h>
@@ -226,6 +227,15 @@ void registerTranslationDialects(DialectRegistry &registry) {
 FailureOr<PTXOutput> emitPTX(ModuleOp module, const Target &target,
                              const std::string &libdevicePath, bool keepIR) {
   initNVPTX();
+  PTXOutput out;
+  auto start = std::chrono::steady_clock::now();
+  // Milliseconds since the last lap (or the start).
+  auto lap = [&start] {
+    auto now = std::chrono::steady_clock::now();
+    double ms = std::chrono::duration<double, std::milli>(now - start).count();
+    start = now;
+    return ms;
+  };
   Location loc = module.getLoc();
   llvm::LLVMContext llvmContext;
   auto llvmModule = translateModuleToLLVMIR(module, llvmContext, "megac");
@@ -261,6 +271,7 @@ FailureOr<PTXOutput> emitPTX(ModuleOp module, const Target &target,
     return emitError(loc, "internal: LLVM IR failed verification");
 
   std::vector<Variant> variants = removeVariants(*llvmModule);
+  out.translateMs = lap();
 
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
@@ -275,6 +286,7 @@ FailureOr<PTXOutput> emitPTX(ModuleOp module, const Target &target,
   llvm::ModulePassManager mpm =
       pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
   mpm.run(*llvmModule, mam);
+  out.optimizeMs = lap();
 
   // Variants are copied as PTX text (PtxClone.h), not compiled again, unless
   // the IR is kept (it shows them as functions) or their kernel uses a module
@@ -293,7 +305,6 @@ FailureOr<PTXOutput> emitPTX(ModuleOp module, const Target &target,
              << f.getName().str() << "' failed LLVM's verifier";
   }
 
-  PTXOutput out;
   if (keepIR) {
     llvm::raw_string_ostream os(out.llvmIR);
     llvmModule->print(os, nullptr);
@@ -321,6 +332,7 @@ FailureOr<PTXOutput> emitPTX(ModuleOp module, const Target &target,
     if (out.ptx.empty())
       return emitError(loc, "internal: copying the PTX of a kernel's variants failed");
   }
+  out.codegenMs = lap();
   return out;
 }
 

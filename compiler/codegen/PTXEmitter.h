@@ -12,6 +12,10 @@ struct Target;
 struct PTXOutput {
   std::string llvmIR; // after optimization, for --emit llvm-ir (keepIR)
   std::string ptx;
+  // Where the time went, for --time-phases: translation to LLVM IR with
+  // libdevice linked, LLVM's optimizer, NVPTX's code generation (with the
+  // value-major order and the variants' PTX copies).
+  double translateMs = 0, optimizeMs = 0, codegenMs = 0;
 };
 
 /// Translates `module` (LLVM + NVVM dialects only) to LLVM IR, links the

@@ -19,6 +19,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <array>
@@ -558,6 +559,12 @@ CompileResult compile(const CompileOptions &options) {
     }
     auto ptx = emitPTX(*module, *target, libdevice,
                        options.keepIR || options.printIRAfterAll);
+    double translateMs = 0, optimizeMs = 0, codegenMs = 0;
+    if (succeeded(ptx)) {
+      translateMs = ptx->translateMs;
+      optimizeMs = ptx->optimizeMs;
+      codegenMs = ptx->codegenMs;
+    }
     if (failed(ptx))
       return finish();
     if (options.keepIR || options.printIRAfterAll)
@@ -568,10 +575,11 @@ CompileResult compile(const CompileOptions &options) {
     out.ptx = std::move(ptx->ptx);
     out.compileMs = frontendMs + msSince(t0);
     if (options.timePhases)
-      llvm::errs() << "megac: " << target->name << ": frontend " << frontendMs
-                   << " ms, tile passes " << passesMs << " ms, lowering "
-                   << loweredMs - passesMs << " ms, LLVM + PTX "
-                   << out.compileMs - frontendMs - loweredMs << " ms\n";
+      llvm::errs() << llvm::format(
+          "megac: %s: %.1f ms: frontend %.1f, tile passes %.1f, lowering %.1f, "
+          "LLVM IR and libdevice %.1f, LLVM optimizer %.1f, NVPTX code generation %.1f\n",
+          target->name.c_str(), out.compileMs, frontendMs, passesMs, loweredMs - passesMs,
+          translateMs, optimizeMs, codegenMs);
     if (ptxas) {
       auto t1 = Clock::now();
       PtxasResult assembled = runPtxas(*ptxas, out.ptx, target->name);
