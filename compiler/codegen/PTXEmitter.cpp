@@ -25,6 +25,7 @@
 #include "llvm/Transforms/Utils/FunctionComparator.h"
 #include "llvm/TargetParser/Triple.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <mutex>
@@ -157,6 +158,10 @@ std::vector<Variant> removeVariants(llvm::Module &module) {
   }
   for (const Variant &v : out)
     module.getFunction(v.name)->eraseFromParent();
+  // In the order they are put back (cloneVariants, addPtxCopies): a variant's
+  // `next` may be a variant removed after it (two copies of one kernel),
+  // which must be back first.
+  std::reverse(out.begin(), out.end());
   return out;
 }
 
@@ -180,8 +185,7 @@ unsigned fnAttrInt(const llvm::AttributeList &attrs, const char *kind) {
 
 void cloneVariants(llvm::Module &module, const std::vector<Variant> &variants) {
   llvm::LLVMContext &ctx = module.getContext();
-  // In reverse: a variant's `next` may be a variant removed after it.
-  for (auto it = variants.rbegin(); it != variants.rend(); ++it) {
+  for (auto it = variants.begin(); it != variants.end(); ++it) {
     llvm::Function *of = module.getFunction(it->of);
     llvm::ValueToValueMapTy map;
     llvm::Function *copy = llvm::CloneFunction(of, map);
@@ -322,12 +326,10 @@ FailureOr<PTXOutput> emitPTX(ModuleOp module, const Target &target,
   }
   out.ptx = ptx.str().str();
   if (copyText) {
-    // In reverse, as cloneVariants: a variant's `next` may be a variant
-    // removed after it (two copies of one kernel), so it is added first.
     std::vector<PtxCopy> copies;
-    for (auto v = variants.rbegin(); v != variants.rend(); ++v)
-      copies.push_back({v->name, v->of, v->next, fnAttrInt(v->attrs, "nvvm.minctasm"),
-                        fnAttrInt(v->attrs, "nvvm.maxnreg")});
+    for (const Variant &v : variants)
+      copies.push_back({v.name, v.of, v.next, fnAttrInt(v.attrs, "nvvm.minctasm"),
+                        fnAttrInt(v.attrs, "nvvm.maxnreg")});
     out.ptx = addPtxCopies(out.ptx, copies);
     if (out.ptx.empty())
       return emitError(loc, "internal: copying the PTX of a kernel's variants failed");

@@ -1,6 +1,5 @@
 #include "PtxClone.h"
 
-
 namespace megac {
 namespace {
 

@@ -76,17 +76,31 @@ Value KernelLowering::decodeE2M1(Value nibble) {
   return arith::SelectOp::create(b, loc, negative, arith::NegFOp::create(b, loc, mag), mag);
 }
 
-LogicalResult KernelLowering::lowerQuantize(QuantizeOp op) {
-  if (fp8::isScheme(op.getScheme()))
-    return op.emitError("internal: FP8 quantization is expanded by tile-expand-fp8");
-  auto d = distOf(op, op.getSrc().getType());
+// The values a scale covers (16 for nvfp4, 32 for the MX schemes), after
+// checking that each thread holds them contiguously in `type`'s layout, as
+// tile-assign-layouts makes it. FP8 schemes never get here: tile-expand-fp8
+// rewrote them.
+static FailureOr<int64_t> scaleBlock(Operation *op, StringRef scheme, RankedTensorType type,
+                                     StringRef what) {
+  if (fp8::isScheme(scheme))
+    return op->emitError("internal: FP8 quantization is expanded by tile-expand-fp8");
+  auto d = distOf(op, type);
   if (failed(d))
     return failure();
-  bool nv = op.getScheme() == "nvfp4";
-  int64_t block = nv ? 16 : 32;
+  int64_t block = scheme == "nvfp4" ? 16 : 32;
   if (d->sliceDim >= 0 || d->blocked.sizePerThread[d->blocked.order[0]] != block)
-    return op.emitError("internal: quantize needs ")
-           << block << " contiguous elements per thread: run tile-assign-layouts";
+    return op->emitError("internal: ")
+           << what << " needs " << block
+           << " contiguous elements per thread: run tile-assign-layouts";
+  return block;
+}
+
+LogicalResult KernelLowering::lowerQuantize(QuantizeOp op) {
+  FailureOr<int64_t> scaled = scaleBlock(op, op.getScheme(), op.getSrc().getType(), "quantize");
+  if (failed(scaled))
+    return failure();
+  bool nv = op.getScheme() == "nvfp4";
+  int64_t block = *scaled;
   if (nv && !target.fp8Convert)
     return op.emitError("nvfp4 needs E4M3 conversion, which ") << target.name << " lacks";
   Type f32 = b.getF32Type(), i8 = b.getI8Type(), i32t = b.getI32Type();
@@ -207,16 +221,12 @@ LogicalResult KernelLowering::lowerQuantize(QuantizeOp op) {
 }
 
 LogicalResult KernelLowering::lowerDequantize(DequantizeOp op) {
-  if (fp8::isScheme(op.getScheme()))
-    return op.emitError("internal: FP8 quantization is expanded by tile-expand-fp8");
-  auto d = distOf(op, op.getResult().getType());
-  if (failed(d))
+  FailureOr<int64_t> scaled =
+      scaleBlock(op, op.getScheme(), op.getResult().getType(), "dequantize");
+  if (failed(scaled))
     return failure();
   bool nv = op.getScheme() == "nvfp4";
-  int64_t block = nv ? 16 : 32;
-  if (d->sliceDim >= 0 || d->blocked.sizePerThread[d->blocked.order[0]] != block)
-    return op.emitError("internal: dequantize needs ")
-           << block << " contiguous elements per thread: run tile-assign-layouts";
+  int64_t block = *scaled;
   Type f32 = b.getF32Type(), i8 = b.getI8Type(), i32t = b.getI32Type();
   Regs packed = lookup(op.getValues()), scales = lookup(op.getScales());
   Value gs = nv ? reg(op.getGlobalScale(), 0) : Value();

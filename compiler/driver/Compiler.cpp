@@ -559,12 +559,6 @@ CompileResult compile(const CompileOptions &options) {
     }
     auto ptx = emitPTX(*module, *target, libdevice,
                        options.keepIR || options.printIRAfterAll);
-    double translateMs = 0, optimizeMs = 0, codegenMs = 0;
-    if (succeeded(ptx)) {
-      translateMs = ptx->translateMs;
-      optimizeMs = ptx->optimizeMs;
-      codegenMs = ptx->codegenMs;
-    }
     if (failed(ptx))
       return finish();
     if (options.keepIR || options.printIRAfterAll)
@@ -579,7 +573,7 @@ CompileResult compile(const CompileOptions &options) {
           "megac: %s: %.1f ms: frontend %.1f, tile passes %.1f, lowering %.1f, "
           "LLVM IR and libdevice %.1f, LLVM optimizer %.1f, NVPTX code generation %.1f\n",
           target->name.c_str(), out.compileMs, frontendMs, passesMs, loweredMs - passesMs,
-          translateMs, optimizeMs, codegenMs);
+          ptx->translateMs, ptx->optimizeMs, ptx->codegenMs);
     if (ptxas) {
       auto t1 = Clock::now();
       PtxasResult assembled = runPtxas(*ptxas, out.ptx, target->name);
