@@ -63,6 +63,9 @@ def parse_args():
     p.add_argument("--megac-compile-ms", default="", help="JSON file {kernel: megac compile ms}")
     p.add_argument("--no-size-copy", action="store_true",
                    help="skip timing a copy of each shape's bytes (the %% of same-size copy column)")
+    p.add_argument("--warm-l2", action="store_true",
+                   help="inputs stay in the L2: one argument set, no rotation or scrub (how a launch on data "
+                        "another kernel just wrote runs; not the default method, and marked in the output)")
     p.add_argument("--commit", default=os.environ.get("MEGAC_COMMIT", ""), help="commit measured (default: git)")
     o = p.parse_args()
     if o.quick:
@@ -153,9 +156,12 @@ def markdown(res):
     L = ["# megac benchmark", "",
          f"Commit `{res['commit']}`, {res['date']}, {res['device']}; torch {res['torch']}, triton {res['triton']}. "
          f"Measured copy bandwidth {res['copy_gbps']:.0f} GB/s (read + write).", "",
-         "Times are microseconds per launch: the median over all replays of a CUDA graph of many launches, every "
-         "launch reading cold inputs (argument sets rotated past 3x L2, or an L2 scrub between passes timed "
-         f"separately and subtracted); {res['method']['rounds']} rounds of {res['method']['repeats']} replays, "
+         "Times are microseconds per launch: the median over all replays of a CUDA graph of many launches, " +
+         ("**warm L2 (--warm-l2)**: one argument set, launched again and again, its inputs in the L2; "
+          if res["method"].get("warm_l2") else
+          "every launch reading cold inputs (argument sets rotated past 3x L2, or an L2 scrub between passes timed "
+          "separately and subtracted); ") +
+         f"{res['method']['rounds']} rounds of {res['method']['repeats']} replays, "
          "the implementations of a shape timed in turn. % is of the copy bandwidth, counting the fewest bytes "
          "the kernel must move. Ratio = Triton time / megac time (> 1: megac faster), the median of the "
          "per-round ratios, with their min-max. Copy at size: the time of a device copy of the same bytes "
@@ -268,7 +274,7 @@ def main():
            "python": sys.version.split()[0], "copy_gbps": copy_gbps,
            "method": {"rounds": opts.rounds, "repeats": opts.repeats, "quick": opts.quick,
                       "rotate_min_bytes": testing.ROTATE_MIN_BYTES, "l2_bytes": testing.L2_BYTES,
-                      "budget_s": opts.budget_s},
+                      "budget_s": opts.budget_s, "warm_l2": opts.warm_l2},
            "kernels": {}, "skipped": []}
     out_json = os.path.join(opts.out, "bench_results.json")
 
@@ -322,6 +328,7 @@ def main():
                     [shape], lambda s: ref_kernel.inputs(**s, device="cuda", seed=1000 + i),
                     impls, lambda s: ref_kernel.bytes_moved(**s), copy_bw=copy_gbps, repeats=opts.repeats,
                     rounds=opts.rounds, baseline="triton", size_copy=not opts.no_size_copy,
+                    min_bytes=0 if opts.warm_l2 else testing.ROTATE_MIN_BYTES,
                     log=lambda line: log(f"{name} [{i + 1}/{len(shapes)}] {line}"))
                 entry["rows"] += rows
                 for r in rows:

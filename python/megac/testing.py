@@ -195,7 +195,8 @@ class Timing:
     launches: int      # launches per graph replay
     rotated: bool      # True when every launch read cold inputs (rotation past L2, or an L2 scrub between passes)
     graph: bool        # False when capture failed and plain launches were timed (host overhead included)
-    l2: str = ""       # "rotated": the sets total >= min_bytes; "scrubbed": a read of min_bytes after each pass
+    l2: str = ""       # "rotated": the sets total >= min_bytes; "scrubbed": a read of min_bytes after each pass;
+    #                    "warm": min_bytes = 0, the inputs stay in the L2
     bytes_per_replay: int = 0  # argument-set bytes plus scrub bytes one replay cycles through
     rounds: list = field(default_factory=list)  # median of each round (spread of repeated runs)
 
@@ -261,6 +262,7 @@ class Timer:
         per_set = max(tensor_bytes(sets[0]), 1)
         self.scrub = _scrub_op(min_bytes) if per_set * n < min_bytes else None
         self.scrub_bytes = min_bytes if self.scrub else 0
+        self.cold = min_bytes > 0  # min_bytes = 0: one set reused from the L2 (run_bench.py --warm-l2)
         stream = torch.cuda.Stream()
         stream.wait_stream(torch.cuda.current_stream())
         with torch.cuda.stream(stream):
@@ -352,8 +354,8 @@ class Timer:
         allv = sorted(v for r in rounds for v in r)
         meds = [_percentile(sorted(r), 0.5) for r in rounds]
         return Timing(us=_percentile(allv, 0.5), p10=_percentile(allv, 0.1), p90=_percentile(allv, 0.9),
-                      sets=self.n_sets, launches=self.launches, rotated=True, graph=self.graph_ok,
-                      l2="scrubbed" if self.scrub else "rotated",
+                      sets=self.n_sets, launches=self.launches, rotated=self.cold, graph=self.graph_ok,
+                      l2="scrubbed" if self.scrub else "rotated" if self.cold else "warm",
                       bytes_per_replay=self.per_set * self.launches + self.passes * self.scrub_bytes,
                       rounds=meds)
 

@@ -477,8 +477,15 @@ private:
       return;
     if (auto arg = dyn_cast<BlockArgument>(v)) {
       auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
-      if (loop && arg.getArgNumber() > 0) // 0 is the induction variable
-        prefer(loop.getTiedLoopInit(arg)->get(), layout);
+      // 0 is the induction variable. The block argument itself is recorded
+      // so that a cycle of carried values (yield b, a) ends.
+      if (!loop || arg.getArgNumber() == 0 || !preferred.try_emplace(v, layout).second)
+        return;
+      // Both values that become the carried tile: the initial one, and the
+      // one the body yields (a load of the next iteration's tile, made in
+      // the carried layout rather than converted at the yield).
+      prefer(loop.getTiedLoopInit(arg)->get(), layout);
+      prefer(loop.getTiedLoopYieldedValue(arg)->get(), layout);
       return;
     }
     preferred.try_emplace(v, layout); // the first (latest) use wins
