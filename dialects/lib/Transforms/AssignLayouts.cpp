@@ -254,10 +254,18 @@ private:
       return;
     }
 
-    // Generic: the first costly tile operand decides (a store follows its
-    // value, not its pointers); fresh tiles get the rank's layout.
+    // Generic: the first costly tile operand decides; fresh tiles get the
+    // rank's layout. A store looks at its value first: pointers computed by
+    // a long chain of index arithmetic (a swizzled layout's divisions and
+    // remainders) are not "cheap" to isRecomputable, but converting them is
+    // a question of recomputing addresses, while converting the value moves
+    // data between threads (through shared memory).
+    SmallVector<Value, 3> operands(op->getOperands());
+    if (auto store = dyn_cast<StoreOp>(op))
+      std::stable_partition(operands.begin(), operands.end(),
+                            [&](Value v) { return v == store.getValue(); });
     Attribute layout, cheapLayout;
-    for (Value v : op->getOperands())
+    for (Value v : operands)
       if (auto t = dyn_cast<RankedTensorType>(v.getType())) {
         if (!cheapLayout)
           cheapLayout = t.getEncoding();
