@@ -28,6 +28,9 @@ def parse_args():
     p.add_argument("--out", required=True, help="directory for gpu_results.json")
     p.add_argument("--kernels", default="", help="comma list of kernel names to run (default: all)")
     p.add_argument("--max-shapes", type=int, default=0, help="run at most N shapes per kernel (0: all)")
+    p.add_argument("--shape", default="",
+                   help="only shapes with these values, e.g. HV=8,HK=4 (a part of a kernel's shapes, say for "
+                        "compute-sanitizer in a fresh process)")
     p.add_argument("--seed", type=int, default=None, help="base seed (default: from the clock: fresh inputs)")
     return p.parse_args()
 
@@ -114,6 +117,9 @@ def main():
             entry.update(status="error", error=f"{type(e).__name__}: {e}")
             continue
         shapes = ref_kernel.shapes[:opts.max_shapes] if opts.max_shapes else ref_kernel.shapes
+        if opts.shape:
+            want = dict(kv.split("=") for kv in opts.shape.split(","))
+            shapes = [s for s in shapes if all(str(s.get(k)) == v for k, v in want.items())]
         entry.update(status="ran", bundle=path, shapes=[])
         for i, shape in enumerate(shapes):
             seed = base_seed * 1000 + i
