@@ -28,6 +28,8 @@ case "${1:-}" in
   tail -2 "$work/pytest.txt"
   tar czf "$final/session_part1.tgz" -C "$work" . ;;
 2)
+  # A machine released after part 1 comes back bare: build the runtime again.
+  [ -d build-gpu ] || scripts/gpu-build-runtime.sh "$work/build2" > /dev/null || exit 1
   echo "== bench"
   # shellcheck disable=SC2086
   MEGAC_COMPILE_MS=out/compile_ms.json OUT="$work/bench" scripts/gpu-bench.sh \

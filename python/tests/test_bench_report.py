@@ -79,3 +79,15 @@ def test_copy_time_measures_each_byte_count_once(monkeypatch):
     assert testing.copy_time(4000) == 4.0
     assert testing.copy_time(8000) == 8.0
     assert calls == [4000, 8000]
+
+
+def test_markdown_says_when_the_inputs_were_warm(run_bench):
+    """--warm-l2 results are not the cold method: the header says so; a cold run's header does not."""
+    rows = [{"shape": {"M": 1}, "bytes": 10, "megac": timed(2.0, 1.0, ratio=1.0), "triton": timed(2.0, 1.0)}]
+    cold = report(run_bench, rows)
+    res = result(rows)
+    res["method"]["warm_l2"] = True
+    res["kernels"]["k"]["summary"] = run_bench.summarize(res["kernels"]["k"])
+    warm = run_bench.markdown(res)
+    assert "every launch reading cold inputs" in cold and "warm L2" not in cold
+    assert "**warm L2 (--warm-l2)**" in warm and "every launch reading cold inputs" not in warm
