@@ -297,11 +297,7 @@ def main():
                 shapes = [shapes[0], shapes[-1]]
             if opts.max_shapes:
                 shapes = shapes[:opts.max_shapes]
-            if opts.shape:
-                want = dict(kv.split("=") for kv in opts.shape.split(","))
-                shapes = [s for s in shapes if all(str(s.get(k)) == v for k, v in want.items())]
-                if not shapes:
-                    raise ValueError(f"no benchmark shape of {name} matches --shape {opts.shape}")
+            shapes = testing.select_shapes(shapes, opts.shape, f"benchmark shape of {name}")
             # a reference launched as several kernels costs the sum of their compile times
             parts = [megac_ms.get(k) for k in ref_kernel.launches]
             entry["checked"] = {}

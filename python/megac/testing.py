@@ -215,6 +215,21 @@ def _clone(obj):
     return obj
 
 
+def select_shapes(shapes, spec, what="shape"):
+    """The shapes whose values match spec, "NAME=INT,..." (every name given, compared as text); all of them when
+    spec is empty. A spec that matches none is an error, so that a typo cannot run (or time) nothing."""
+    if not spec:
+        return list(shapes)
+    try:
+        want = dict(kv.split("=") for kv in spec.split(","))
+    except ValueError:
+        raise ValueError(f"--shape wants NAME=INT pairs separated by commas, got {spec!r}") from None
+    picked = [s for s in shapes if all(str(s.get(k)) == v for k, v in want.items())]
+    if not picked:
+        raise ValueError(f"no {what} matches --shape {spec}")
+    return picked
+
+
 def make_sets(make_args, min_bytes=ROTATE_MIN_BYTES, max_sets=256, distinct=4):
     """Argument sets for timing, allocated before any timing: enough that they total min_bytes (at most
     max_sets). The first `distinct` come from make_args(), the rest are device copies of those (fresh memory,

@@ -91,3 +91,16 @@ def test_markdown_says_when_the_inputs_were_warm(run_bench):
     warm = run_bench.markdown(res)
     assert "every launch reading cold inputs" in cold and "warm L2" not in cold
     assert "**warm L2 (--warm-l2)**" in warm and "every launch reading cold inputs" not in warm
+
+
+def test_select_shapes_picks_by_value_and_refuses_what_matches_nothing():
+    """--shape of run_bench.py and run_gpu_tests.py: a typo must not run (or time) nothing."""
+    from megac import testing
+    shapes = [dict(M=1, K=2048), dict(M=16, K=2048), dict(M=1, K=4096)]
+    assert testing.select_shapes(shapes, "") == shapes
+    assert testing.select_shapes(shapes, "M=1") == [dict(M=1, K=2048), dict(M=1, K=4096)]
+    assert testing.select_shapes(shapes, "M=1,K=4096") == [dict(M=1, K=4096)]
+    with pytest.raises(ValueError, match="no shape matches --shape M=2"):
+        testing.select_shapes(shapes, "M=2")
+    with pytest.raises(ValueError, match="NAME=INT pairs"):
+        testing.select_shapes(shapes, "M1")

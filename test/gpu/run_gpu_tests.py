@@ -117,9 +117,11 @@ def main():
             entry.update(status="error", error=f"{type(e).__name__}: {e}")
             continue
         shapes = ref_kernel.shapes[:opts.max_shapes] if opts.max_shapes else ref_kernel.shapes
-        if opts.shape:
-            want = dict(kv.split("=") for kv in opts.shape.split(","))
-            shapes = [s for s in shapes if all(str(s.get(k)) == v for k, v in want.items())]
+        try:
+            shapes = testing.select_shapes(shapes, opts.shape, f"listed shape of {name}")
+        except ValueError as e:
+            entry.update(status="error", error=str(e))
+            continue
         entry.update(status="ran", bundle=path, shapes=[])
         for i, shape in enumerate(shapes):
             seed = base_seed * 1000 + i
