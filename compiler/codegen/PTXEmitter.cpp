@@ -93,7 +93,6 @@ LogicalResult linkLibdevice(llvm::Module &module, const std::string &path,
   return success();
 }
 
-
 // Variants of a kernel (another maxnreg or min CTAs per SM) are the same
 // function under another name with other "nvvm.maxnreg" / "nvvm.minctasm"
 // attributes, which only the PTX directives read. The optimizer runs once, on
