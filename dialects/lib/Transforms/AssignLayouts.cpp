@@ -386,7 +386,10 @@ private:
         auto t = dyn_cast<RankedTensorType>(operand.getType());
         if (it != anchors.end() && t && t.getRank() == type.getRank() &&
             (t.getShape() == type.getShape() || isa<BroadcastOp>(op))) {
-          anchors[result] = it->second;
+          // A copy first: inserting `result` may move the map's buckets,
+          // and `it` with them.
+          Attribute layout = it->second;
+          anchors[result] = layout;
           return;
         }
       }
@@ -469,14 +472,17 @@ private:
       }
       if (op->getNumResults() != 1 || !isElementwiseLike(op))
         continue;
-      auto it = preferred.find(op->getResult(0));
-      if (it == preferred.end())
+      // A copy, not the map's entry: prefer() inserts into the same map,
+      // which may move its buckets (a use after free that crashed one
+      // compile of attn_decode_cp.mega in eight).
+      Attribute wanted = preferred.lookup(op->getResult(0));
+      if (!wanted)
         continue;
       auto shape = cast<RankedTensorType>(op->getResult(0).getType()).getShape();
       for (Value operand : op->getOperands())
         if (auto t = dyn_cast<RankedTensorType>(operand.getType()))
           if (t.getShape() == shape)
-            prefer(operand, it->second);
+            prefer(operand, wanted);
     }
   }
 
