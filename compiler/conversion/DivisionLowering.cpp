@@ -149,9 +149,14 @@ LogicalResult KernelLowering::lowerTileDivide(arith::DivFOp op) {
 }
 
 Value KernelLowering::inClosedRange(Value v, float lo, float hi) {
-  return arith::AndIOp::create(
-      b, loc, arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, v, constant(b.getF32FloatAttr(lo))),
-      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLE, v, constant(b.getF32FloatAttr(hi))));
+  // One statement an op: C++ leaves the order of a call's arguments open, and
+  // the IR (and the PTX) must not depend on the compiler megac is built with.
+  // This order is the one the H200 measured.
+  Value atMost = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLE, v,
+                                       constant(b.getF32FloatAttr(hi)));
+  Value atLeast = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, v,
+                                        constant(b.getF32FloatAttr(lo)));
+  return arith::AndIOp::create(b, loc, atLeast, atMost);
 }
 
 Regs KernelLowering::fastOrExact(Value take, int64_t n, function_ref<Value(int64_t)> fast,

@@ -77,7 +77,8 @@ LogicalResult KernelLowering::lowerDot(DotOp op) {
   // fragment: the rest is an immediate offset of the ldmatrix.
   auto load = [&](Value base, Value laneBytes, int64_t constBytes, Value laneChunk,
                   int64_t constChunk, unsigned count, bool trans) {
-    Value chunk = arith::ShLIOp::create(b, loc, xorC(laneChunk, constChunk % 8), i32(4));
+    Value four = i32(4); // (its own statement: argument order is the compiler's)
+    Value chunk = arith::ShLIOp::create(b, loc, xorC(laneChunk, constChunk % 8), four);
     Value lanePtr = LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base,
                                         ValueRange{add(laneBytes, chunk)});
     return mma::loadMatrices(b, loc, lanePtr, i32(constBytes + constChunk / 8 * 128), count,
@@ -85,9 +86,14 @@ LogicalResult KernelLowering::lowerDot(DotOp op) {
   };
 
   // a: x4 per (m block i, k step s): matrix q covers rows + 8 (q & 1), k + 8 (q >> 1).
-  Value aRow = add(add(mul(w0, 8), row8), mul(rem(matrix, 2), 8 * W0));
+  // (One op a statement where two arguments would build ops: C++ leaves their
+  // order open, and the IR must not depend on the compiler megac is built
+  // with; this is g++'s order, the one the H200 measured.)
+  Value aHigh = mul(rem(matrix, 2), 8 * W0);
+  Value aRow = add(add(mul(w0, 8), row8), aHigh);
   Value aLane = mul(aRow, K * 2);
-  Value aChunk = arith::XOrIOp::create(b, loc, div(matrix, 2), phaseOf(K));
+  Value aPhase = phaseOf(K);
+  Value aChunk = arith::XOrIOp::create(b, loc, div(matrix, 2), aPhase);
   auto loadA = [&](int64_t i, int64_t s) {
     return load(aBase, aLane, i * 16 * W0 * K * 2, aChunk, 2 * s, 4, false);
   };
@@ -97,7 +103,8 @@ LogicalResult KernelLowering::lowerDot(DotOp op) {
   if (bAlongK) { // [N][K]: rows n, matrix q is k + 8 q
     Value bRow = add(mul(w1, 8), row8);
     bLane = mul(bRow, K * 2);
-    bChunk = arith::XOrIOp::create(b, loc, rem(matrix, 2 * steps), phaseOf(K));
+    Value bPhase = phaseOf(K);
+    bChunk = arith::XOrIOp::create(b, loc, rem(matrix, 2 * steps), bPhase);
   } else { // [K][N]: rows k + 8 q, matrix columns are the block's 8
     bLane = mul(add(mul(rem(matrix, 2 * steps), 8), row8), N * 2);
     bChunk = arith::XOrIOp::create(b, loc, w1, phaseOf(N));
@@ -405,8 +412,9 @@ void KernelLowering::copyToShared(LoadOp load, const Dist &dist, const layout::S
     } else {
       laneOffset = sharedOffset(at, dist.shape, idx[r]);
     }
+    Value constantOffset = i32(constant);
     Value at2 = sharedSlot(sharedSlot(base, b.getI16Type(), laneOffset), b.getI16Type(),
-                           i32(constant));
+                           constantOffset);
     mma::asyncCopy(b, loc, at2, reg(load.getPtr(), r),
                    load.getMask() ? reg(load.getMask(), r) : Value(), unsigned(width * 2));
   }

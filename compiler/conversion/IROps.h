@@ -27,7 +27,14 @@ struct IROps {
     return arith::ConstantOp::create(b, loc, b.getF32Type(), b.getF32FloatAttr(v));
   }
   Value minf(Value x, float bound) { return arith::MinNumFOp::create(b, loc, x, f32(bound)); }
-  Value exponent(Value x) { return arith::ShRUIOp::create(b, loc, bits(x), i32(23)); }
+  // Where two arguments of one call build ops, they are built in statements
+  // of their own: C++ leaves the order of a call's arguments open, and the IR
+  // must not depend on the compiler megac is built with. (The order kept is
+  // the one the H200 measured: g++'s, right to left.)
+  Value exponent(Value x) {
+    Value shift = i32(23);
+    return arith::ShRUIOp::create(b, loc, bits(x), shift);
+  }
   Value maxi(Value x, int bound) { return arith::MaxSIOp::create(b, loc, x, i32(bound)); }
   // One mad.lo.s32, as inline asm: LLVM's straight-line strength reduction
   // otherwise spends more time on these multiply-adds by one stride (two a
@@ -43,7 +50,10 @@ struct IROps {
   }
   Value i32(int v) { return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v); }
   Value bits(Value x) { return arith::BitcastOp::create(b, loc, b.getI32Type(), x); }
-  Value top4(Value x) { return arith::ShRUIOp::create(b, loc, bits(x), i32(28)); }
+  Value top4(Value x) {
+    Value shift = i32(28);
+    return arith::ShRUIOp::create(b, loc, bits(x), shift);
+  }
   // (bits(rounded) & 7) | (rest & ~7) as one lop3 (LUT 0xE2: "b ? a : c"
   // bitwise, with b = 7): LLVM would narrow rest & ~7 to rest & 8, and ptxas
   // would then spend two instructions.
@@ -61,15 +71,18 @@ struct IROps {
   }
   Value or32(Value x, Value y) { return arith::OrIOp::create(b, loc, x, y); }
   Value shl4add(Value hi, Value lo) {
-    return arith::AddIOp::create(b, loc, arith::ShLIOp::create(b, loc, bits(hi), i32(4)), bits(lo));
+    Value low = bits(lo);
+    Value four = i32(4);
+    Value high = arith::ShLIOp::create(b, loc, bits(hi), four);
+    return arith::AddIOp::create(b, loc, high, low);
   }
   // (word & 0x80008000) * (2^20 + 2^8) >> 32: mul.hi.u32.
   Value bf16PairSigns(Value word) {
     Type i64 = b.getI64Type();
     Value masked = arith::AndIOp::create(b, loc, word, i32(int32_t(0x80008000u)));
-    Value product = arith::MulIOp::create(
-        b, loc, arith::ExtUIOp::create(b, loc, i64, masked),
-        arith::ConstantIntOp::create(b, loc, i64, (1 << 20) + (1 << 8)));
+    Value factor = arith::ConstantIntOp::create(b, loc, i64, (1 << 20) + (1 << 8));
+    Value product =
+        arith::MulIOp::create(b, loc, arith::ExtUIOp::create(b, loc, i64, masked), factor);
     return arith::TruncIOp::create(
         b, loc, b.getI32Type(),
         arith::ShRUIOp::create(b, loc, product, arith::ConstantIntOp::create(b, loc, i64, 32)));

@@ -195,8 +195,8 @@ private:
   SmallVector<Value> threadBase(const layout::Blocked &l) {
     SmallVector<Value> base;
     for (unsigned d = 0; d < l.rank(); ++d) {
-      Value w = arith::MulIOp::create(b, loc, warpDigit(l, d),
-                                        i32(l.threadsPerWarp[d]));
+      Value lanes = i32(l.threadsPerWarp[d]); // (own statement: argument order)
+      Value w = arith::MulIOp::create(b, loc, warpDigit(l, d), lanes);
       Value t = arith::AddIOp::create(b, loc, w, laneDigit(l, d));
       base.push_back(arith::MulIOp::create(b, loc, t, i32(l.sizePerThread[d])));
     }

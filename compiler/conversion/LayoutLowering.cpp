@@ -78,8 +78,9 @@ Value KernelLowering::sharedOffset(const layout::SharedLayout &s,
   int64_t phases = s.phaseCount(shape);
   if (phases == 1)
     return add(mul(row, cols), col);
-  Value phase = arith::RemUIOp::create(b, 
-      loc, arith::DivUIOp::create(b, loc, row, i32(s.perPhase)), i32(phases));
+  Value phaseCount = i32(phases);
+  Value phase = arith::RemUIOp::create(
+      b, loc, arith::DivUIOp::create(b, loc, row, i32(s.perPhase)), phaseCount);
   Value chunk = arith::DivUIOp::create(b, loc, col, i32(s.vec));
   Value swizzled = mul(arith::XOrIOp::create(b, loc, chunk, phase), s.vec);
   Value within = arith::RemUIOp::create(b, loc, col, i32(s.vec));
@@ -183,10 +184,10 @@ Value KernelLowering::shuffleIdxAny(Value v, Value srcLane) {
         arith::ShRUIOp::create(b, loc, x, arith::ConstantIntOp::create(b, loc, i64t, 32)));
     lo = nvvm::shuffleIdx(b, loc, lo, srcLane);
     hi = nvvm::shuffleIdx(b, loc, hi, srcLane);
-    Value y = arith::OrIOp::create(b, 
-        loc, arith::ExtUIOp::create(b, loc, i64t, lo),
-        arith::ShLIOp::create(b, loc, arith::ExtUIOp::create(b, loc, i64t, hi),
-                                arith::ConstantIntOp::create(b, loc, i64t, 32)));
+    Value c32 = arith::ConstantIntOp::create(b, loc, i64t, 32);
+    Value high = arith::ShLIOp::create(b, loc, arith::ExtUIOp::create(b, loc, i64t, hi), c32);
+    Value low = arith::ExtUIOp::create(b, loc, i64t, lo);
+    Value y = arith::OrIOp::create(b, loc, low, high);
     if (t.isInteger(64))
       return y;
     if (isa<LLVM::LLVMPointerType>(t))
@@ -221,19 +222,23 @@ std::pair<Value, Value> KernelLowering::locate(const Dist &d, ArrayRef<Value> id
   for (unsigned dim : l.order) {
     int64_t spt = l.sizePerThread[dim], tpw = l.threadsPerWarp[dim];
     int64_t reps = l.repetitions(d.parentShape, dim);
-    if (tpw > 1)
-      laneV = arith::AddIOp::create(b, 
-          loc, laneV,
-          arith::MulIOp::create(b, loc, rem(div(e[dim], spt), tpw), i32(laneScale)));
-    if (spt > 1)
-      within = arith::AddIOp::create(b, 
-          loc, within,
-          arith::MulIOp::create(b, loc, rem(e[dim], spt), i32(withinScale)));
-    if (reps > 1)
-      rep = arith::AddIOp::create(b, 
-          loc, rep,
-          arith::MulIOp::create(b, loc, rem(div(e[dim], l.ctaTile(dim)), reps),
-                                  i32(repScale)));
+    // (The scale first: argument order is the compiler's, the IR must not be.)
+    if (tpw > 1) {
+      Value scale = i32(laneScale);
+      laneV = arith::AddIOp::create(
+          b, loc, laneV, arith::MulIOp::create(b, loc, rem(div(e[dim], spt), tpw), scale));
+    }
+    if (spt > 1) {
+      Value scale = i32(withinScale);
+      within = arith::AddIOp::create(
+          b, loc, within, arith::MulIOp::create(b, loc, rem(e[dim], spt), scale));
+    }
+    if (reps > 1) {
+      Value scale = i32(repScale);
+      rep = arith::AddIOp::create(
+          b, loc, rep,
+          arith::MulIOp::create(b, loc, rem(div(e[dim], l.ctaTile(dim)), reps), scale));
+    }
     laneScale *= tpw;
     withinScale *= spt;
     repScale *= reps;

@@ -38,8 +38,11 @@ Value shuffleXor(OpBuilder &b, Location loc, Value v, unsigned laneMask) {
   auto cst = [&](int64_t x) {
     return LLVM::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(int32_t(x)));
   };
-  return NVVM::ShflOp::create(b, loc, v.getType(), cst(-1), v, cst(laneMask),
-                                cst(0x1f), NVVM::ShflKind::bfly, UnitAttr());
+  // The constants one a statement, in g++'s order: C++ leaves the order of a
+  // call's arguments open, and the IR must not depend on the host compiler.
+  Value clamp = cst(0x1f), mask = cst(laneMask), members = cst(-1);
+  return NVVM::ShflOp::create(b, loc, v.getType(), members, v, mask, clamp,
+                              NVVM::ShflKind::bfly, UnitAttr());
 }
 
 Value shuffleIdx(OpBuilder &b, Location loc, Value v, Value srcLane) {
@@ -47,8 +50,9 @@ Value shuffleIdx(OpBuilder &b, Location loc, Value v, Value srcLane) {
   auto cst = [&](int64_t x) {
     return LLVM::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(int32_t(x)));
   };
-  return NVVM::ShflOp::create(b, loc, v.getType(), cst(-1), v, srcLane,
-                                cst(0x1f), NVVM::ShflKind::idx, UnitAttr());
+  Value clamp = cst(0x1f), members = cst(-1); // (g++'s order, as above)
+  return NVVM::ShflOp::create(b, loc, v.getType(), members, v, srcLane, clamp,
+                              NVVM::ShflKind::idx, UnitAttr());
 }
 
 void barrier(OpBuilder &b, Location loc) { NVVM::Barrier0Op::create(b, loc); }

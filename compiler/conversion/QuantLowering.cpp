@@ -69,10 +69,10 @@ Value KernelLowering::decodeE2M1(Value nibble) {
     mag = arith::SelectOp::create(b, 
         loc, is, arith::ConstantOp::create(b, loc, f32, b.getF32FloatAttr(kMagnitudes[c])), mag);
   }
-  Value negative = arith::CmpIOp::create(b, 
-      loc, arith::CmpIPredicate::ne,
-      arith::AndIOp::create(b, loc, nibble, arith::ConstantIntOp::create(b, loc, i8, 8)),
-      arith::ConstantIntOp::create(b, loc, i8, 0));
+  Value zero = arith::ConstantIntOp::create(b, loc, i8, 0);
+  Value eight = arith::ConstantIntOp::create(b, loc, i8, 8);
+  Value sign = arith::AndIOp::create(b, loc, nibble, eight);
+  Value negative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, sign, zero);
   return arith::SelectOp::create(b, loc, negative, arith::NegFOp::create(b, loc, mag), mag);
 }
 
@@ -146,8 +146,9 @@ LogicalResult KernelLowering::lowerQuantize(QuantizeOp op) {
         pair = math::AbsFOp::create(b, loc, pair);
         acc = acc ? arith::MaximumFOp::create(b, loc, acc, pair).getResult() : pair;
       }
-      Value widest = arith::MaximumFOp::create(b, loc, LLVM::ExtractElementOp::create(b, loc, acc, i32c(0)),
-                                               LLVM::ExtractElementOp::create(b, loc, acc, i32c(1)));
+      Value odd = LLVM::ExtractElementOp::create(b, loc, acc, i32c(1));
+      Value even = LLVM::ExtractElementOp::create(b, loc, acc, i32c(0));
+      Value widest = arith::MaximumFOp::create(b, loc, even, odd);
       amax = arith::ExtFOp::create(b, loc, f32, widest);
     } else {
       amax = math::AbsFOp::create(b, loc, x[0]);
@@ -162,7 +163,8 @@ LogicalResult KernelLowering::lowerQuantize(QuantizeOp op) {
       // (padding, rows past M).
       IROps ops{b, loc};
       Value prod = arith::MulFOp::create(b, loc, gs, amax);
-      Value t = quant::fp8Quotient(ops, prod, f32c(6.0f), f32c(1.0f / 6.0f));
+      Value sixth = f32c(1.0f / 6.0f);
+      Value t = quant::fp8Quotient(ops, prod, f32c(6.0f), sixth);
       Value pair = nvvm::f32x2ToF8x2(b, loc, t, t, b.getType<Float8E4M3FNType>());
       blk.scaleBits = arith::TruncIOp::create(b, loc, i8, pair);
       blk.sf = decodeE4M3(blk.scaleBits);
@@ -170,12 +172,15 @@ LogicalResult KernelLowering::lowerQuantize(QuantizeOp op) {
       // shared exponent = floor(log2(amax)) - 2 (E2M1's largest exponent),
       // clamped to E8M0's range; values are x * 2^-shared, exactly.
       Value bits = arith::BitcastOp::create(b, loc, i32t, amax);
-      Value e = arith::AndIOp::create(b, loc, arith::ShRUIOp::create(b, loc, bits, i32c(23)), i32c(255));
+      Value byte = i32c(255);
+      Value e = arith::AndIOp::create(b, loc, arith::ShRUIOp::create(b, loc, bits, i32c(23)), byte);
       Value shared = arith::SubIOp::create(b, loc, e, i32c(127 + 2));
       shared = arith::MaxSIOp::create(b, loc, shared, i32c(-127));
       shared = arith::MinSIOp::create(b, loc, shared, i32c(126));
       blk.scaleBits = arith::TruncIOp::create(b, loc, i8, arith::AddIOp::create(b, loc, shared, i32c(127)));
-      Value inverse = arith::ShLIOp::create(b, loc, arith::SubIOp::create(b, loc, i32c(127), shared), i32c(23));
+      Value mantissaBits = i32c(23);
+      Value inverse = arith::ShLIOp::create(b, loc, arith::SubIOp::create(b, loc, i32c(127), shared),
+                                            mantissaBits);
       blk.multiplier = arith::BitcastOp::create(b, loc, f32, inverse);
     }
   }

@@ -159,8 +159,9 @@ LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
       std::sort(masks.rbegin(), masks.rend());
       for (unsigned m : masks) {
         Value below = arith::AndIOp::create(b, loc, v, i32(m - 1));
-        Value above = arith::MulIOp::create(b, 
-            loc, arith::DivUIOp::create(b, loc, v, i32(2 * int64_t(m))), i32(m));
+        Value factor = i32(m); // (before the quotient: argument order is the compiler's)
+        Value above = arith::MulIOp::create(
+            b, loc, arith::DivUIOp::create(b, loc, v, i32(2 * int64_t(m))), factor);
         v = arith::OrIOp::create(b, loc, below, above);
       }
       return v;
@@ -187,8 +188,11 @@ LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
     Value valuesAtLoad = sharedSlot(sharedBase(), elem, key);
     Value indicesAtStore, indicesAtLoad;
     if (isArg) {
-      indicesAtStore = sharedSlot(sharedSlot(sharedBase(), i32t, i32(slots)), i32t, storeAt);
-      indicesAtLoad = sharedSlot(sharedSlot(sharedBase(), i32t, i32(slots)), i32t, key);
+      // (The offset before the base: argument order is the compiler's.)
+      Value slotsAt = i32(slots);
+      indicesAtStore = sharedSlot(sharedSlot(sharedBase(), i32t, slotsAt), i32t, storeAt);
+      Value slotsAtLoad = i32(slots);
+      indicesAtLoad = sharedSlot(sharedSlot(sharedBase(), i32t, slotsAtLoad), i32t, key);
     }
     nvvm::barrier(b, loc);
     for (size_t k = 0; k < partials.size(); ++k) {

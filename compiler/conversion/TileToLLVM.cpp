@@ -612,7 +612,8 @@ LogicalResult KernelLowering::lowerAtomic(AtomicRMWOp op) {
   if (!isa<RankedTensorType>(op.getType()) && !op.getResult().use_empty()) {
     Type stor = storageType(elem);
     smemBytes = std::max(smemBytes, storageBytes(elem));
-    Value slot = sharedSlot(sharedBase(), stor, i32(0));
+    Value zero = i32(0); // (before the base: argument order is the compiler's)
+    Value slot = sharedSlot(sharedBase(), stor, zero);
     nvvm::barrier(b, loc); // earlier users of the buffer are done
     auto branch = scf::IfOp::create(b, loc, TypeRange{}, owners[0], false);
     {

@@ -136,9 +136,10 @@ private:
     Value mantissa = arith::AndIOp::create(b, loc, bits, i32Like(0x7fffff, bitsType));
     Value inexact = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, mantissa,
                                             i32Like(0, bitsType));
-    Value up = arith::AndIOp::create(b, 
-        loc, arith::AddIOp::create(b, loc, bits, i32Like(0x800000, bitsType)),
-        i32Like(0x7f800000, bitsType));
+    // One op a statement: C++ leaves the order of a call's arguments open.
+    Value exponentBits = i32Like(0x7f800000, bitsType);
+    Value stepped = arith::AddIOp::create(b, loc, bits, i32Like(0x800000, bitsType));
+    Value up = arith::AndIOp::create(b, loc, stepped, exponentBits);
     Value rounded = arith::SelectOp::create(b, loc, inexact, up, bits);
     return arith::BitcastOp::create(b, loc, s.getType(), rounded);
   }

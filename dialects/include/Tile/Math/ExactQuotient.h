@@ -41,7 +41,8 @@ template <class Ops>
 typename Ops::Value exactQuotient(Ops &ops, typename Ops::Value x, typename Ops::Value s) {
   using V = typename Ops::Value;
   V y0 = ops.rcpApprox(s);
-  V e = ops.fma(ops.neg(s), y0, ops.f32(1.0f)); // 1 - s * y0
+  V one = ops.f32(1.0f); // (its own statement: argument order is the compiler's)
+  V e = ops.fma(ops.neg(s), y0, one); // 1 - s * y0
   V y = ops.fma(y0, e, y0);                      // the reciprocal, refined
   V q0 = ops.mul(x, y);
   V r = ops.fma(ops.neg(s), q0, x); // x - s * q0, exactly
