@@ -100,8 +100,10 @@ void KernelLowering::storeToShared(const Dist &src, Type elem, unsigned bytes,
       v = regAt(r);
     } else {
       v = LLVM::UndefOp::create(b, loc, VectorType::get({width}, elem));
-      for (int64_t k = 0; k < width; ++k)
-        v = LLVM::InsertElementOp::create(b, loc, v, regAt(r + k), i32(k));
+      for (int64_t k = 0; k < width; ++k) {
+        Value position = i32(k); // (before regAt, which may build: argument order)
+        v = LLVM::InsertElementOp::create(b, loc, v, regAt(r + k), position);
+      }
     }
     LLVM::StoreOp::create(b, loc, v, slot, width * bytes);
   }
