@@ -188,11 +188,11 @@ LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
     Value valuesAtLoad = sharedSlot(sharedBase(), elem, key);
     Value indicesAtStore, indicesAtLoad;
     if (isArg) {
-      // (The offset before the base: argument order is the compiler's.)
-      Value slotsAt = i32(slots);
-      indicesAtStore = sharedSlot(sharedSlot(sharedBase(), i32t, slotsAt), i32t, storeAt);
-      Value slotsAtLoad = i32(slots);
-      indicesAtLoad = sharedSlot(sharedSlot(sharedBase(), i32t, slotsAtLoad), i32t, key);
+      // (The offset before the base: argument order is the compiler's.
+      // Constants are made once a kernel: one value serves both.)
+      Value indicesAt = i32(slots);
+      indicesAtStore = sharedSlot(sharedSlot(sharedBase(), i32t, indicesAt), i32t, storeAt);
+      indicesAtLoad = sharedSlot(sharedSlot(sharedBase(), i32t, indicesAt), i32t, key);
     }
     nvvm::barrier(b, loc);
     for (size_t k = 0; k < partials.size(); ++k) {
