@@ -2,7 +2,8 @@
 // lowering instantiates) against IEEE division on the CPU, over the operand
 // range the lowering checks for: bit-identical for random operands, divisors
 // near powers of two and exact multiples, with the approximate reciprocal
-// anywhere within two ulps of 1 / s (the hardware's is within one).
+// anywhere within two ulps of 1 / s (the hardware's is within one), and the
+// one corner where being that far off matters.
 #include "Tile/Math/ExactQuotient.h"
 #include "FloatBits.h"
 
@@ -66,6 +67,20 @@ TEST(ExactQuotient, MatchesIeeeDivisionInRange) {
   std::mt19937 rng(7);
   for (int ulps : {0, 1, -1, 2, -2})
     EXPECT_EQ(mismatches(ulps, 400000, rng), 0) << "reciprocal off by " << ulps << " ulps";
+}
+
+// Where the fast path rests on the hardware's reciprocal: 1 / (2 - 2^-23) is
+// just past the midpoint above 1/2, and with a reciprocal one ulp off either
+// way the refined reciprocal lands on a tie and the quotient rounds down. With
+// the correctly rounded reciprocal it is exact, and on the H200 every pair of
+// significands is (results/tuning_division_warm_ad392a1.md).
+TEST(ExactQuotient, AQuotientJustPastAPowerOfTwoNeedsAGoodReciprocal) {
+  float x = 1.0f, s = 0x1.fffffep0f;
+  volatile float want = x / s;
+  Eval exact{0}, above{1}, below{-1};
+  EXPECT_EQ(bitsOf(exactQuotient(exact, x, s)), bitsOf(want));
+  EXPECT_NE(bitsOf(exactQuotient(above, x, s)), bitsOf(want));
+  EXPECT_NE(bitsOf(exactQuotient(below, x, s)), bitsOf(want));
 }
 
 // The check the lowering makes is needed: outside it the fast path errs, so a
