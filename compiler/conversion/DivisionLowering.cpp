@@ -14,17 +14,28 @@
 namespace megac::lowering {
 
 // @fast_math f32 division: __nv_fast_fdividef (div.approx.f32, about 2 ulp;
-// no slow path for zero or denormal dividends).
+// no slow path for zero or denormal dividends; 0 for divisors beyond 2^126).
+// @fast_division: div.full.f32, within 2 ulp over the full range (it scales
+// the operands first), still without a slow path: a kernel that keeps its
+// other math exact gets a bound on the division's error for any operands.
+// (An FP8 quotient by a shared scale keeps its exact path: it has no per-value
+// slow path to save.)
 LogicalResult KernelLowering::lowerFastDivide(arith::DivFOp op) {
   Type f32 = b.getF32Type();
-  declareLibdevice("__nv_fast_fdividef", f32, 2);
+  bool full = !func->hasAttr(tile::attr::kFastMath);
+  if (!full)
+    declareLibdevice("__nv_fast_fdividef", f32, 2);
   Regs out;
   int64_t n = std::max(numRegsOf(op.getLhs()), numRegsOf(op.getRhs()));
-  for (int64_t i = 0; i < n; ++i)
-    out.push_back(LLVM::CallOp::create(b, loc, TypeRange{f32},
-                                       FlatSymbolRefAttr::get(ctx, "__nv_fast_fdividef"),
-                                       ValueRange{reg(op.getLhs(), i), reg(op.getRhs(), i)})
-                      .getResult());
+  for (int64_t i = 0; i < n; ++i) {
+    SmallVector<Value, 2> operands{reg(op.getLhs(), i), reg(op.getRhs(), i)};
+    out.push_back(full ? LLVM::CallIntrinsicOp::create(b, loc, f32, b.getStringAttr("llvm.nvvm.div.full"),
+                                                       operands)
+                             .getResult(0)
+                       : LLVM::CallOp::create(b, loc, TypeRange{f32},
+                                              FlatSymbolRefAttr::get(ctx, "__nv_fast_fdividef"), operands)
+                             .getResult());
+  }
   values[op] = out;
   return success();
 }
@@ -62,9 +73,12 @@ LogicalResult KernelLowering::lowerFp8Quotient(arith::DivFOp op) {
   return success();
 }
 
-// An IEEE f32 division: under one check for the tile with @tile_division,
-// else div.rn.f32 a value.
+// An f32 division that is not an FP8 quotient by a shared scale (or is one
+// with a divisor a value): div.full.f32 with @fast_division, under one check
+// for the tile with @tile_division, else div.rn.f32 a value.
 LogicalResult KernelLowering::lowerIeeeDivide(arith::DivFOp op) {
+  if (func->hasAttr(tile::attr::kFastDivision))
+    return lowerFastDivide(op);
   return func->hasAttr(tile::attr::kTileDivision) ? lowerTileDivide(op) : lowerElementwise(op);
 }
 

@@ -511,6 +511,7 @@ struct KernelDecl {
   int64_t numWarps = 4;
   std::optional<int64_t> maxnreg, minCtasPerSm;
   bool fastMath = false; // @fast_math: approximate exp/log/tanh and f32 division
+  bool fastDivision = false; // @fast_division: approximate f32 division only
   bool valueMajor = false; // @value_major: each value's operations together
   bool tileDivision = false; // @tile_division: one range check for a tile's f32 divisions
   bool treeReductions = false; // @tree_reductions: a thread's values combine pairwise

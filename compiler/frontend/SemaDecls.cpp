@@ -229,8 +229,8 @@ bool Sema::constIntArg(AttributeSyntax &a, int64_t lo, int64_t hi,
 
 void Sema::checkAttributes(KernelDecl &k) {
   static const std::vector<std::string> kKnown = {
-      "num_warps", "maxnreg", "min_ctas_per_sm", "grid", "variant", "fast_math", "value_major",
-      "tile_division", "tree_reductions"};
+      "num_warps", "maxnreg", "min_ctas_per_sm", "grid", "variant", "fast_math", "fast_division",
+      "value_major", "tile_division", "tree_reductions"};
   std::set<std::string> seen;
   for (AttributeSyntax &a : k.attributes) {
     if (a.name != "variant" && !seen.insert(a.name).second) {
@@ -268,6 +268,7 @@ void Sema::checkAttributes(KernelDecl &k) {
     } else if (a.name == "variant") {
       checkVariant(k, a);
     } else if (bool *flag = a.name == "fast_math"         ? &k.fastMath
+                            : a.name == "fast_division"   ? &k.fastDivision
                             : a.name == "value_major"     ? &k.valueMajor
                             : a.name == "tile_division"   ? &k.tileDivision
                             : a.name == "tree_reductions" ? &k.treeReductions
@@ -275,11 +276,16 @@ void Sema::checkAttributes(KernelDecl &k) {
       if (!a.args.empty())
         error(a.range, "@" + a.name + " takes no arguments", "@" + a.name);
       *flag = true;
+      if (k.fastMath && k.fastDivision)
+        error(a.range, "@fast_math and @fast_division together: @fast_math makes f32 division "
+                       "approximate already (div.approx.f32)",
+              "keep @fast_math (all of the kernel's math approximate) or @fast_division "
+              "(division only, div.full.f32)");
     } else {
       std::string best = closestName(a.name, kKnown);
       error(a.range, "unknown attribute '@" + a.name.substr(0, 64) + "'",
             best.empty() ? "attributes are @num_warps @maxnreg "
-                           "@min_ctas_per_sm @grid @variant @fast_math @value_major "
+                           "@min_ctas_per_sm @grid @variant @fast_math @fast_division @value_major "
                            "@tile_division @tree_reductions"
                          : "did you mean '@" + best + "'?");
     }

@@ -175,6 +175,8 @@ LogicalResult IRGen::emitKernel(const fe::KernelDecl &body,
   func->setAttr(tile::attr::kNumWarps, b.getI32IntegerAttr(int32_t(warps)));
   if (k.fastMath)
     func->setAttr(tile::attr::kFastMath, b.getUnitAttr());
+  if (k.fastDivision)
+    func->setAttr(tile::attr::kFastDivision, b.getUnitAttr());
   if (k.valueMajor)
     func->setAttr(tile::attr::kValueMajor, b.getUnitAttr());
   if (tileDivision)

@@ -52,7 +52,6 @@ EXPECTED = {
     "gdn_core": ("gdn_core", _gdn_core),
     # few heads in all: 8 rows a program, twice the CTAs (gdn_verify.mega)
     "gdn_verify": ("gdn_verify", lambda s, g: "rows8" if s["B"] * s["HV"] <= 16 else "default"),
-    "gdn_norm_gate_fp8": ("gdn_norm_gate_fp8", lambda s, g: "small" if s["M"] * s["HV"] <= 8192 else "default"),
     "group_quant": ("group_quant", lambda s, g: "wide" if s["M"] * s["K"] >= 1 << 24 else "default"),
     "group_quant_ue8m0": ("group_quant_ue8m0", lambda s, g: "wide" if s["M"] * s["K"] >= 1 << 24 else "default"),
     "nvfp4_quant": ("nvfp4_quant", lambda s, g: "two_blocks" if s["M"] > 2048 else "default"),

@@ -37,6 +37,9 @@ inline constexpr char kMaxNReg[] = "tile.maxnreg";
 inline constexpr char kMinCtasPerSM[] = "tile.min_ctas_per_sm";
 // Unit: approximate exp/log/log2/tanh and f32 division (`@fast_math`).
 inline constexpr char kFastMath[] = "tile.fast_math";
+// Unit: approximate f32 division only; exp, log, tanh and sqrt stay accurate
+// (`@fast_division`).
+inline constexpr char kFastDivision[] = "tile.fast_division";
 // Unit: emit each value's chain of pure operations together (`@value_major`;
 // compiler/codegen/ValueMajorOrder.h).
 inline constexpr char kValueMajor[] = "tile.value_major";
