@@ -3,6 +3,8 @@
 
 Each kernel is compiled alone (`megac FILE --kernel NAME`, its variants included): the time megac reports for
 that compile, which covers reading and checking the whole file, the tile passes, the lowering, LLVM and PTX.
+The runs go round robin over the kernels (one compile of each, then again), so that a slow spell of a shared
+machine, which lasts seconds, lands on every kernel's runs alike instead of on a few kernels' medians.
 usage: scripts/compile_times.py [--megac build/compiler/tools/megac] [--runs 5] > ms.json
 """
 import argparse
@@ -16,13 +18,10 @@ import subprocess
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def compile_ms(megac, path, kernel, runs):
-    times = []
-    for _ in range(runs):
-        out = subprocess.run([megac, path, "--kernel", kernel, "--target", "sm_90a", "--no-ptxas"],
-                             check=True, capture_output=True, text=True).stdout
-        times.append(float(re.search(r"([\d.]+)ms", out.splitlines()[1]).group(1)))
-    return statistics.median(times)
+def compile_ms(megac, path, kernel):
+    out = subprocess.run([megac, path, "--kernel", kernel, "--target", "sm_90a", "--no-ptxas"],
+                         check=True, capture_output=True, text=True).stdout
+    return float(re.search(r"([\d.]+)ms", out.splitlines()[1]).group(1))
 
 
 def kernels_of(megac, path):
@@ -36,10 +35,13 @@ def main():
     p.add_argument("--megac", default=os.path.join(ROOT, "build/compiler/tools/megac"))
     p.add_argument("--runs", type=int, default=5)
     a = p.parse_args()
-    result = {}
-    for path in sorted(glob.glob(os.path.join(ROOT, "kernels-dsl/*.mega"))):
-        for k in kernels_of(a.megac, path):
-            result[k] = round(compile_ms(a.megac, path, k, a.runs), 1)
+    todo = [(path, k) for path in sorted(glob.glob(os.path.join(ROOT, "kernels-dsl/*.mega")))
+            for k in kernels_of(a.megac, path)]
+    times = {k: [] for _, k in todo}
+    for _ in range(a.runs):
+        for path, k in todo:
+            times[k].append(compile_ms(a.megac, path, k))
+    result = {k: round(statistics.median(t), 1) for k, t in times.items()}
     print(json.dumps(result, indent=1, sort_keys=True))
 
 
