@@ -18,8 +18,9 @@ namespace megac::lowering {
 // @fast_division: div.full.f32, within 2 ulp over the full range (it scales
 // the operands first), still without a slow path: a kernel that keeps its
 // other math exact gets a bound on the division's error for any operands.
-// (An FP8 quotient by a shared scale keeps its exact path: it has no per-value
-// slow path to save.)
+// FP8 quotients by a shared scale too: their exact path (a reciprocal, a range
+// check and a fallback to div.rn) measured slower in gdn_norm_gate_fp8
+// (results/tuning_fast_division_36be68f.md).
 LogicalResult KernelLowering::lowerFastDivide(arith::DivFOp op) {
   Type f32 = b.getF32Type();
   bool full = !func->hasAttr(tile::attr::kFastMath);
@@ -73,12 +74,9 @@ LogicalResult KernelLowering::lowerFp8Quotient(arith::DivFOp op) {
   return success();
 }
 
-// An f32 division that is not an FP8 quotient by a shared scale (or is one
-// with a divisor a value): div.full.f32 with @fast_division, under one check
-// for the tile with @tile_division, else div.rn.f32 a value.
+// An IEEE f32 division: under one check for the tile with @tile_division,
+// else div.rn.f32 a value.
 LogicalResult KernelLowering::lowerIeeeDivide(arith::DivFOp op) {
-  if (func->hasAttr(tile::attr::kFastDivision))
-    return lowerFastDivide(op);
   return func->hasAttr(tile::attr::kTileDivision) ? lowerTileDivide(op) : lowerElementwise(op);
 }
 

@@ -204,7 +204,7 @@ LogicalResult KernelLowering::lowerOp(Operation *op) {
     return lowerMath(op);
   if (auto div = dyn_cast<arith::DivFOp>(op)) {
     bool f32 = getElementTypeOrSelf(div.getType()).isF32();
-    if (f32 && func->hasAttr(tile::attr::kFastMath))
+    if (f32 && (func->hasAttr(tile::attr::kFastMath) || func->hasAttr(tile::attr::kFastDivision)))
       return lowerFastDivide(div);
     if (f32 && div->hasAttr(tile::attr::kFp8Quotient))
       return lowerFp8Quotient(div);
