@@ -23,20 +23,22 @@ namespace megac::lowering {
 // (results/tuning_fast_division_36be68f.md).
 LogicalResult KernelLowering::lowerFastDivide(arith::DivFOp op) {
   Type f32 = b.getF32Type();
-  bool full = !func->hasAttr(tile::attr::kFastMath);
-  if (!full)
+  bool fastMath = func->hasAttr(tile::attr::kFastMath);
+  if (fastMath)
     declareLibdevice("__nv_fast_fdividef", f32, 2);
+  auto divide = [&](ValueRange operands) -> Value {
+    if (fastMath)
+      return LLVM::CallOp::create(b, loc, TypeRange{f32},
+                                  FlatSymbolRefAttr::get(ctx, "__nv_fast_fdividef"), operands)
+          .getResult();
+    return LLVM::CallIntrinsicOp::create(b, loc, f32, b.getStringAttr("llvm.nvvm.div.full"),
+                                         operands)
+        .getResult(0);
+  };
   Regs out;
   int64_t n = std::max(numRegsOf(op.getLhs()), numRegsOf(op.getRhs()));
-  for (int64_t i = 0; i < n; ++i) {
-    SmallVector<Value, 2> operands{reg(op.getLhs(), i), reg(op.getRhs(), i)};
-    out.push_back(full ? LLVM::CallIntrinsicOp::create(b, loc, f32, b.getStringAttr("llvm.nvvm.div.full"),
-                                                       operands)
-                             .getResult(0)
-                       : LLVM::CallOp::create(b, loc, TypeRange{f32},
-                                              FlatSymbolRefAttr::get(ctx, "__nv_fast_fdividef"), operands)
-                             .getResult());
-  }
+  for (int64_t i = 0; i < n; ++i)
+    out.push_back(divide(ValueRange{reg(op.getLhs(), i), reg(op.getRhs(), i)}));
   values[op] = out;
   return success();
 }
