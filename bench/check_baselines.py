@@ -24,19 +24,9 @@ def shapes_of(kernel):
 
 def check_shape(kernel, fn, shape, device="cuda", seed=11):
     """fn on fresh inputs of one shape against the reference: {shape, ok, mismatches, allowed, detail}."""
-    from megac import testing
-    from megac.reference.common import run_checks
+    from megac.reference.common import run_once
     try:
-        args = kernel.inputs(**shape, device=device, seed=seed)
-        ref = kernel.reference({**args, **{n: args[n].clone() for n in kernel.inplace}})
-        for n in kernel.checks:
-            if n not in kernel.inplace:
-                testing.poison(args[n])
-        fn(args)
-        if device == "cuda":
-            import torch
-            torch.cuda.synchronize()
-        reports = run_checks(kernel.checks, args, ref)
+        reports, _ = run_once(kernel, fn, shape, device, seed)
         ok = all(r.ok for r in reports)
         return {"shape": shape, "ok": ok,
                 "mismatches": sum(r.mismatches or 0 for r in reports),

@@ -97,26 +97,14 @@ def megac_impl(name, found, modules):
 
 
 def check_impl(fn, ref_kernel, shape):
-    """Run fn once on fresh inputs and compare with the reference: (True or failure text, ms of that call)."""
-    import torch
-    from megac import testing
-    from megac.reference.common import run_checks
-    ms = None
+    """Run fn once on fresh inputs and compare with the reference: (True or failure text, ms of that call, the
+    first: JIT compilation included; None when it raised)."""
+    from megac.reference.common import run_once
     try:
-        args = ref_kernel.inputs(**shape, device="cuda", seed=7)
-        ref = ref_kernel.reference({**args, **{n: args[n].clone() for n in ref_kernel.inplace}})
-        for n in ref_kernel.checks:
-            if n not in ref_kernel.inplace:
-                testing.poison(args[n])
-        torch.cuda.synchronize()
-        t = time.perf_counter()
-        fn(args)  # the first call: JIT compilation included
-        torch.cuda.synchronize()
-        ms = (time.perf_counter() - t) * 1e3
-        reports = run_checks(ref_kernel.checks, args, ref)
+        reports, ms = run_once(ref_kernel, fn, shape, seed=7)
         return (all(r.ok for r in reports) or "; ".join(r.message() for r in reports if not r.ok)), ms
     except Exception as e:
-        return f"error: {type(e).__name__}: {e}", ms
+        return f"error: {type(e).__name__}: {e}", None
 
 
 def shape_str(shape):

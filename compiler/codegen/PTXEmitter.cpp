@@ -184,19 +184,19 @@ unsigned fnAttrInt(const llvm::AttributeList &attrs, const char *kind) {
 
 void cloneVariants(llvm::Module &module, const std::vector<Variant> &variants) {
   llvm::LLVMContext &ctx = module.getContext();
-  for (auto it = variants.begin(); it != variants.end(); ++it) {
-    llvm::Function *of = module.getFunction(it->of);
+  for (const Variant &v : variants) {
+    llvm::Function *of = module.getFunction(v.of);
     llvm::ValueToValueMapTy map;
     llvm::Function *copy = llvm::CloneFunction(of, map);
-    copy->setName(it->name);
+    copy->setName(v.name);
     // The optimized function's attributes, with the variant's own.
     llvm::AttributeList attrs = withoutVariantAttrs(ctx, of->getAttributes());
     for (const char *kind : kVariantAttrs)
-      if (it->attrs.hasFnAttr(kind))
-        attrs = attrs.addFnAttribute(ctx, it->attrs.getFnAttr(kind));
+      if (v.attrs.hasFnAttr(kind))
+        attrs = attrs.addFnAttribute(ctx, v.attrs.getFnAttr(kind));
     copy->setAttributes(attrs);
     copy->removeFromParent();
-    llvm::Function *next = it->next.empty() ? nullptr : module.getFunction(it->next);
+    llvm::Function *next = v.next.empty() ? nullptr : module.getFunction(v.next);
     if (next)
       module.getFunctionList().insert(next->getIterator(), copy);
     else

@@ -1,18 +1,11 @@
 """The benchmark report (bench/run_bench.py's summarize and markdown), on a made-up result: no GPU needed."""
-import importlib.util
-import os
 
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
 
 @pytest.fixture(scope="module")
-def run_bench():
-    spec = importlib.util.spec_from_file_location("run_bench", os.path.join(ROOT, "bench", "run_bench.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)  # imports torch only when it measures
-    return mod
+def run_bench(bench_script):
+    return bench_script("run_bench")
 
 
 def timed(us, pct, size_pct=None, ratio=None):

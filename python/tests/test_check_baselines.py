@@ -1,7 +1,5 @@
 """bench/check_baselines.py's logic on the CPU (skipped without torch): every shape checked, a failure at one
 shape named, an implementation that raises or writes nothing counted as failing."""
-import importlib.util
-import os
 
 import pytest
 
@@ -10,16 +8,10 @@ torch = pytest.importorskip("torch", reason="torch is not installed: check_basel
 from megac.reference import common  # noqa: E402
 from megac.reference import vector_add as va  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
 
 @pytest.fixture(scope="module")
-def cb():
-    spec = importlib.util.spec_from_file_location("check_baselines",
-                                                  os.path.join(ROOT, "bench", "check_baselines.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+def cb(bench_script):
+    return bench_script("check_baselines")
 
 
 # vector_add's reference and byte-exact check on small shapes; n = 7 is listed and benchmarked, n = 33 only

@@ -1,19 +1,12 @@
 """bench/process_spread.py's table of ratios across processes, on made-up run_bench results: no GPU needed."""
-import importlib.util
 import os
 
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
 
 @pytest.fixture(scope="module")
-def ps():
-    spec = importlib.util.spec_from_file_location("process_spread",
-                                                  os.path.join(ROOT, "bench", "process_spread.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+def ps(bench_script):
+    return bench_script("process_spread")
 
 
 def part(rows):

@@ -76,6 +76,25 @@ class Bytes:
         return testing.check_bytes_equal(out, ref, mask, name=name)
 
 
+def run_once(kernel, fn, shape, device="cuda", seed=7):
+    """fn(args) once on fresh inputs of `shape`, its outputs poisoned first, checked against the reference:
+    (the list of testing.Report, milliseconds of that call, synchronized). The benchmark's check before timing
+    (bench/run_bench.py) and the baseline checker (bench/check_baselines.py) both run implementations this way."""
+    import time
+    args = kernel.inputs(**shape, device=device, seed=seed)
+    ref = kernel.reference({**args, **{n: args[n].clone() for n in kernel.inplace}})
+    for n in kernel.checks:
+        if n not in kernel.inplace:
+            testing.poison(args[n])
+    sync = torch.cuda.synchronize if device == "cuda" else (lambda: None)
+    sync()
+    t = time.perf_counter()
+    fn(args)
+    sync()
+    ms = (time.perf_counter() - t) * 1e3
+    return run_checks(kernel.checks, args, ref), ms
+
+
 def run_checks(checks, args, ref):
     """Apply every check of a kernel to the outputs in args; returns a list of testing.Report."""
     reports = []
