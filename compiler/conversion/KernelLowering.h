@@ -241,9 +241,25 @@ private:
   }
 
   // --- shared memory --------------------------------------------------------
+  // The kernel's scratch buffer (exchanges between threads: layout
+  // conversions, dots, reductions).
   Value sharedBase() {
+    lastExchangeAlternate = false;
     return LLVM::AddressOfOp::create(b, 
         loc, LLVM::LLVMPointerType::get(ctx, kShared), smemName);
+  }
+  // The scratch buffer for a reduction of `bytes`: the one the previous
+  // exchange did not use, so that no thread can still be reading what its
+  // stores overwrite and the barrier before them goes (BarrierElision.h).
+  Value reductionScratch(int64_t bytes) {
+    if (lastExchangeAlternate || (smemBytes == 0 && altBytes == 0)) {
+      smemBytes = std::max(smemBytes, bytes);
+      return sharedBase();
+    }
+    altBytes = std::max(altBytes, bytes);
+    lastExchangeAlternate = true;
+    return LLVM::AddressOfOp::create(b, loc, LLVM::LLVMPointerType::get(ctx, kShared),
+                                     smemName + "_alt");
   }
   Value sharedSlot(Value base, Type elem, Value index) {
     return LLVM::GEPOp::create(b, loc, LLVM::LLVMPointerType::get(ctx, kShared),
@@ -388,6 +404,8 @@ private:
   Value lane, warp;
   std::string smemName;
   int64_t smemBytes = 0;
+  int64_t altBytes = 0;                // smemName + "_alt", reductions only
+  bool lastExchangeAlternate = false;  // the last exchange used the _alt buffer
 };
 
 } // namespace megac::lowering

@@ -154,7 +154,6 @@ LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
     int64_t keys = l.numReductionKeys(shape, axis);
     int64_t slots = int64_t(partials.size()) * keys * ways;
     int64_t fields = isArg ? 2 : 1;
-    smemBytes = std::max(smemBytes, slots * 4 * fields);
     auto compress = [&](Value v, std::vector<unsigned> masks) {
       std::sort(masks.rbegin(), masks.rend());
       for (unsigned m : masks) {
@@ -184,15 +183,16 @@ LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
     Type i32t = b.getI32Type();
     Value storeAt = arith::AddIOp::create(
         b, loc, arith::MulIOp::create(b, loc, digit, i32(keys)), key);
-    Value valuesAtStore = sharedSlot(sharedBase(), elem, storeAt);
-    Value valuesAtLoad = sharedSlot(sharedBase(), elem, key);
+    Value scratch = reductionScratch(slots * 4 * fields);
+    Value valuesAtStore = sharedSlot(scratch, elem, storeAt);
+    Value valuesAtLoad = sharedSlot(scratch, elem, key);
     Value indicesAtStore, indicesAtLoad;
     if (isArg) {
       // (The offset before the base: argument order is the compiler's.
       // Constants are made once a kernel: one value serves both.)
       Value indicesAt = i32(slots);
-      indicesAtStore = sharedSlot(sharedSlot(sharedBase(), i32t, indicesAt), i32t, storeAt);
-      indicesAtLoad = sharedSlot(sharedSlot(sharedBase(), i32t, indicesAt), i32t, key);
+      indicesAtStore = sharedSlot(sharedSlot(scratch, i32t, indicesAt), i32t, storeAt);
+      indicesAtLoad = sharedSlot(sharedSlot(scratch, i32t, indicesAt), i32t, key);
     }
     nvvm::barrier(b, loc);
     for (size_t k = 0; k < partials.size(); ++k) {

@@ -79,6 +79,8 @@ LogicalResult KernelLowering::run() {
     return failure();
   LLVM::ReturnOp::create(b, loc, ValueRange{});
 
+  if (altBytes > 0)
+    copyBuffers.insert(copyBuffers.begin(), {smemName + "_alt", altBytes});
   if (smemBytes > 0)
     copyBuffers.insert(copyBuffers.begin(), {smemName, smemBytes});
   int64_t sharedTotal = 0;

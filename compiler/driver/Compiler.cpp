@@ -1,6 +1,7 @@
 #include "Compiler.h"
 
 #include "../codegen/PTXEmitter.h"
+#include "../conversion/BarrierElision.h"
 #include "../conversion/TileToLLVM.h"
 #include "../irgen/IRGen.h"
 #include "../target/Target.h"
@@ -542,6 +543,7 @@ CompileResult compile(const CompileOptions &options) {
           *module, out, options.layouts == CompileOptions::Layouts::Full);
     if (failed(lowerTileToLLVM(*module, *target)))
       return finish();
+    elideRedundantBarriers(*module);
     double loweredMs = msSince(t0);
     module->walk([&](LLVM::LLVMFuncOp f) {
       if (auto a = f->getAttrOfType<IntegerAttr>(tile::attr::kSharedBytes)) {

@@ -1,4 +1,5 @@
 // megac-opt: the tile dialect, its passes and its lowering, for lit tests.
+#include "../conversion/BarrierElision.h"
 #include "../conversion/TileToLLVM.h"
 #include "Tile/IR/TileDialect.h"
 #include "Tile/Transforms/Passes.h"
@@ -11,6 +12,7 @@ int main(int argc, char **argv) {
   megac::registerLoweringDialects(registry);
   mlir::tile::registerTilePasses();
   megac::registerTileToLLVMPass();
+  megac::registerElideBarriersPass();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "megac tile dialect driver\n", registry));
 }
