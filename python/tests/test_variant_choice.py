@@ -36,9 +36,11 @@ def _gdn_core(s, grid):
 
 
 def _softmax_small(s, grid):
-    if s["N"] > 512 and s["M"] <= 4096:
-        return "row_cta"
-    return "n256" if s["N"] <= 256 else "n512" if s["N"] <= 512 else "default"
+    if s["N"] > 512:
+        return "row_cta" if s["M"] <= 4096 else "default"  # one row a program: 4 warps, or 2 beyond M = 4096
+    if s["N"] <= 256 and s["M"] <= 16:
+        return "row256"
+    return "n256" if s["N"] <= 256 else "n512"
 
 
 def _attn_rows(s, grid):
