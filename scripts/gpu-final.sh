@@ -2,7 +2,8 @@
 # The GPU evidence beyond correctness, on the GPU machine after scripts/gpu-check.sh built build-gpu/:
 # the slot contract inside CUDA graphs, the sm_103a SASS of nvfp4_quant (hardware E2M1 conversion), and
 # compute-sanitizer memcheck (every kernel, one shape) and racecheck (the kernels that use shared memory:
-# hop, hop_mid, draft_fin, softmax, reduce_cols, nvfp4_quant_swizzled, attention and matmul).
+# every kernel with a barrier: hop*, draft_fin*, softmax*, reduce_cols, route*, nvfp4_quant_swizzled, attention
+# and matmul).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -23,5 +24,5 @@ echo "memcheck exit $?"; grep -E "ERROR SUMMARY|^kernel|ran " "$out/memcheck.log
 echo "== racecheck (kernels with shared memory)"
 timeout 150 compute-sanitizer --tool racecheck --print-limit 5 python3 test/gpu/run_gpu_tests.py \
   --bundles out/bundles --out "$out/racecheck" --max-shapes 1 \
-  --kernels hop,hop_mid,draft_fin,softmax,reduce_cols,nvfp4_quant_swizzled,attn_decode_q1,attn_decode_verify,matmul,matmul_nt > "$out/racecheck.log" 2>&1
+  --kernels hop,hop_mid,hop_plain,hop_fp8,draft_fin,draft_fin_residual,softmax,softmax_small,reduce_cols,route,route_f32,nvfp4_quant_swizzled,attn_decode_q1,attn_decode_verify,matmul,matmul_nt,matmul_f16 > "$out/racecheck.log" 2>&1
 echo "racecheck exit $?"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|ran " "$out/racecheck.log" | head -20
