@@ -10,6 +10,7 @@
 #include "mlir/Target/LLVMIR/Export.h"
 
 #include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
@@ -26,10 +27,12 @@
 #include "llvm/TargetParser/Triple.h"
 
 #include <algorithm>
+#include <map>
 #include <chrono>
 #include <cstdlib>
 #include <mutex>
 #include <sys/stat.h>
+#include <thread>
 
 using namespace mlir;
 
@@ -227,30 +230,13 @@ void registerTranslationDialects(DialectRegistry &registry) {
   registerNVVMDialectTranslation(registry);
 }
 
-FailureOr<PTXOutput> emitPTX(ModuleOp module, const Target &target,
-                             const std::string &libdevicePath, bool keepIR) {
-  initNVPTX();
-  PTXOutput out;
-  auto start = std::chrono::steady_clock::now();
-  // Milliseconds since the last lap (or the start).
-  auto lap = [&start] {
-    auto now = std::chrono::steady_clock::now();
-    double ms = std::chrono::duration<double, std::milli>(now - start).count();
-    start = now;
-    return ms;
-  };
-  Location loc = module.getLoc();
-  llvm::LLVMContext llvmContext;
-  auto llvmModule = translateModuleToLLVMIR(module, llvmContext, "megac");
-  if (!llvmModule)
-    return emitError(loc, "translation to LLVM IR failed");
+namespace {
 
+std::unique_ptr<llvm::TargetMachine> makeMachine(const Target &target, std::string &error) {
   llvm::Triple triple("nvptx64-nvidia-cuda");
-  std::string error;
-  const llvm::Target *llvmTarget =
-      llvm::TargetRegistry::lookupTarget(triple, error);
+  const llvm::Target *llvmTarget = llvm::TargetRegistry::lookupTarget(triple, error);
   if (!llvmTarget)
-    return emitError(loc, "NVPTX backend unavailable: ") << error;
+    return nullptr;
   llvm::TargetOptions options;
   std::unique_ptr<llvm::TargetMachine> machine(llvmTarget->createTargetMachine(
       triple, target.name, target.ptxFeature, options, llvm::Reloc::PIC_,
@@ -259,9 +245,184 @@ FailureOr<PTXOutput> emitPTX(ModuleOp module, const Target &target,
       // registers or spills.
       std::nullopt, llvm::CodeGenOptLevel::Default));
   if (!machine)
-    return emitError(loc, "cannot create an NVPTX target machine for ")
-           << target.name;
-  llvmModule->setTargetTriple(triple);
+    error = "cannot create an NVPTX target machine for " + target.name;
+  return machine;
+}
+
+bool isKernel(const llvm::Function &f) {
+  return !f.isDeclaration() && f.getCallingConv() == llvm::CallingConv::PTX_Kernel;
+}
+
+using Clock = std::chrono::steady_clock;
+double msSince(Clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+}
+
+// One module's optimization and code generation: O3, the variants that are
+// compiled as clones of their kernel, the value-major order, NVPTX. On any
+// thread: it touches only `module`'s context. `error` says what failed.
+struct ModuleResult {
+  std::string ptx, llvmIR, error;
+  double optimizeMs = 0, codegenMs = 0;
+};
+
+ModuleResult compileModule(llvm::Module &module, llvm::TargetMachine &machine,
+                           const std::vector<Variant> &clones, bool keepIR) {
+  ModuleResult r;
+  auto t0 = Clock::now();
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder pb(&machine);
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  mpm.run(module, mam);
+  r.optimizeMs = msSince(t0);
+
+  auto t1 = Clock::now();
+  cloneVariants(module, clones);
+  for (llvm::Function &f : module) {
+    if (!f.hasFnAttribute(kValueMajorAttr))
+      continue;
+    orderValueMajor(f);
+    if (llvm::verifyFunction(f, &llvm::errs())) {
+      r.error = "internal: the value-major order of '" + f.getName().str() +
+                "' failed LLVM's verifier";
+      return r;
+    }
+  }
+  if (keepIR) {
+    llvm::raw_string_ostream os(r.llvmIR);
+    module.print(os, nullptr);
+  }
+  SlsrGate gate = SlsrGate::forLargeFunctions(module);
+  module.getContext().setOptPassGate(gate);
+  llvm::SmallString<0> ptx;
+  {
+    llvm::raw_svector_ostream os(ptx);
+    llvm::legacy::PassManager pm;
+    if (machine.addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile)) {
+      r.error = "NVPTX cannot emit assembly";
+      return r;
+    }
+    pm.run(module);
+  }
+  module.getContext().setOptPassGate(llvm::getGlobalPassGate());
+  r.ptx = ptx.str().str();
+  r.codegenMs = msSince(t1);
+  return r;
+}
+
+// How many threads compile a module's kernels: MEGAC_THREADS, else the
+// hardware's.
+unsigned threadCount() {
+  if (const char *env = std::getenv("MEGAC_THREADS"))
+    return std::max(1, std::atoi(env));
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+// A group of kernels smaller than this (LLVM instructions before O3) is not
+// worth a thread: moving it to a module of its own and back costs about what
+// compiling 250 instructions does.
+constexpr unsigned kMinGroupInstructions = 250;
+
+// The kernels of `module` in up to `threads` groups of about equal size (the
+// largest kernel first into the smallest group), by their order in the
+// module within a group; the first group is the largest. One group when the
+// second would be too small to gain.
+std::vector<std::vector<std::string>> groupKernels(const llvm::Module &module, unsigned threads) {
+  std::vector<const llvm::Function *> kernels;
+  for (const llvm::Function &f : module)
+    if (isKernel(f))
+      kernels.push_back(&f);
+  std::vector<const llvm::Function *> bySize = kernels;
+  std::stable_sort(bySize.begin(), bySize.end(), [](auto *a, auto *b) {
+    return a->getInstructionCount() > b->getInstructionCount();
+  });
+  size_t n = std::min<size_t>(threads, kernels.size());
+  std::vector<unsigned> load(n, 0);
+  std::map<const llvm::Function *, size_t> groupOf;
+  for (const llvm::Function *f : bySize) {
+    size_t g = std::min_element(load.begin(), load.end()) - load.begin();
+    load[g] += f->getInstructionCount();
+    groupOf[f] = g;
+  }
+  std::vector<std::vector<std::string>> groups(n);
+  for (const llvm::Function *f : kernels)
+    groups[groupOf[f]].push_back(f->getName().str());
+  std::vector<size_t> order(n);
+  for (size_t g = 0; g < n; ++g)
+    order[g] = g;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return load[a] > load[b]; });
+  // The first group takes every kernel of a group too small to gain.
+  std::vector<std::vector<std::string>> out(1);
+  for (size_t g : order)
+    if (!groups[g].empty() && g != order.front() && load[g] >= kMinGroupInstructions)
+      out.push_back(groups[g]);
+  for (const llvm::Function *f : kernels)
+    if (!llvm::any_of(out, [&](auto &group) { return llvm::is_contained(group, f->getName().str()); }))
+      out[0].push_back(f->getName().str());
+  return out;
+}
+
+bool inGroup(const std::vector<std::string> &group, llvm::StringRef name) {
+  return llvm::is_contained(group, name.str());
+}
+
+// Removes from `module` the kernels `keep` says to drop (declarations of
+// them too) and the shared buffers only they used.
+void dropKernels(llvm::Module &module, llvm::function_ref<bool(const llvm::Function &)> drop) {
+  for (llvm::Function &f : llvm::make_early_inc_range(module))
+    if (f.getCallingConv() == llvm::CallingConv::PTX_Kernel && drop(f)) {
+      f.replaceAllUsesWith(llvm::PoisonValue::get(f.getType()));
+      f.eraseFromParent();
+    }
+  for (llvm::GlobalVariable &g : llvm::make_early_inc_range(module.globals()))
+    if (g.hasLocalLinkage() && g.use_empty())
+      g.eraseFromParent();
+}
+
+// Moves the kernels of `group` out of `module` into a module of their own
+// (with everything else they use), as bitcode: another thread reads it into
+// a context of its own (an LLVM context is not shared between threads).
+llvm::SmallString<0> extractKernels(llvm::Module &module, const std::vector<std::string> &group) {
+  llvm::ValueToValueMapTy map;
+  std::unique_ptr<llvm::Module> part =
+      llvm::CloneModule(module, map, [&](const llvm::GlobalValue *gv) {
+        auto *f = llvm::dyn_cast<llvm::Function>(gv);
+        return !f || !isKernel(*f) || inGroup(group, f->getName());
+      });
+  dropKernels(*part, [&](const llvm::Function &f) { return !inGroup(group, f.getName()); });
+  dropKernels(module, [&](const llvm::Function &f) { return inGroup(group, f.getName()); });
+  llvm::SmallString<0> bitcode;
+  llvm::raw_svector_ostream os(bitcode);
+  llvm::WriteBitcodeToFile(*part, os);
+  return bitcode;
+}
+
+} // namespace
+
+FailureOr<PTXOutput> emitPTX(ModuleOp module, const Target &target,
+                             const std::string &libdevicePath, bool keepIR) {
+  initNVPTX();
+  PTXOutput out;
+  auto start = Clock::now();
+  Location loc = module.getLoc();
+  llvm::LLVMContext llvmContext;
+  auto llvmModule = translateModuleToLLVMIR(module, llvmContext, "megac");
+  if (!llvmModule)
+    return emitError(loc, "translation to LLVM IR failed");
+
+  std::string error;
+  std::unique_ptr<llvm::TargetMachine> machine = makeMachine(target, error);
+  if (!machine)
+    return emitError(loc, "NVPTX backend unavailable: ") << error;
+  llvmModule->setTargetTriple(machine->getTargetTriple());
   llvmModule->setDataLayout(machine->createDataLayout());
   // libdevice asks __nvvm_reflect whether denormals flush: they do not, as in
   // CUDA C++ without fast math, so results match PyTorch's kernels.
@@ -274,56 +435,85 @@ FailureOr<PTXOutput> emitPTX(ModuleOp module, const Target &target,
     return emitError(loc, "internal: LLVM IR failed verification");
 
   std::vector<Variant> variants = removeVariants(*llvmModule);
-  out.translateMs = lap();
-
-  llvm::LoopAnalysisManager lam;
-  llvm::FunctionAnalysisManager fam;
-  llvm::CGSCCAnalysisManager cgam;
-  llvm::ModuleAnalysisManager mam;
-  llvm::PassBuilder pb(machine.get());
-  pb.registerModuleAnalyses(mam);
-  pb.registerCGSCCAnalyses(cgam);
-  pb.registerFunctionAnalyses(fam);
-  pb.registerLoopAnalyses(lam);
-  pb.crossRegisterProxies(lam, fam, cgam, mam);
-  llvm::ModulePassManager mpm =
-      pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
-  mpm.run(*llvmModule, mam);
-  out.optimizeMs = lap();
-
   // Variants are copied as PTX text (PtxClone.h), not compiled again, unless
   // the IR is kept (it shows them as functions) or their kernel uses a module
   // global (shared memory), which NVPTX prints differently for two users.
   bool copyText = !variants.empty() && !keepIR;
   for (const Variant &v : variants)
     copyText = copyText && !usesGlobals(*llvmModule->getFunction(v.of));
-  if (!copyText)
-    cloneVariants(*llvmModule, variants);
-  for (llvm::Function &f : *llvmModule) {
-    if (!f.hasFnAttribute(kValueMajorAttr))
-      continue;
-    orderValueMajor(f);
-    if (llvm::verifyFunction(f, &llvm::errs()))
-      return emitError(loc, "internal: the value-major order of '")
-             << f.getName().str() << "' failed LLVM's verifier";
+  std::vector<Variant> clones = copyText ? std::vector<Variant>{} : variants;
+
+  // Kernels compile on threads, in groups of about equal size, one module
+  // each (the PTX is the same: mergePtxModules); the IR, when kept, comes
+  // from one module. This thread keeps the first group in `llvmModule`.
+  std::vector<std::string> entryOrder, globalOrder;
+  for (const llvm::Function &f : *llvmModule)
+    if (isKernel(f))
+      entryOrder.push_back(f.getName().str());
+  for (const llvm::GlobalVariable &g : llvmModule->globals())
+    globalOrder.push_back(g.getName().str());
+  // (Variants compiled as clones share their kernel's shared globals, which
+  // NVPTX then declares at module level: one module.)
+  std::vector<std::vector<std::string>> groups =
+      groupKernels(*llvmModule, keepIR || !clones.empty() ? 1 : threadCount());
+  std::vector<llvm::SmallString<0>> parts;
+  for (size_t g = 1; g < groups.size(); ++g)
+    parts.push_back(extractKernels(*llvmModule, groups[g]));
+  out.translateMs = msSince(start);
+  auto t0 = Clock::now();
+
+  auto clonesOf = [&](const std::vector<std::string> &group) {
+    std::vector<Variant> own;
+    for (const Variant &v : clones)
+      if (groups.size() < 2 || inGroup(group, v.of))
+        own.push_back(v);
+    return own;
+  };
+  std::vector<ModuleResult> results(groups.size());
+  std::vector<std::thread> pool;
+  for (size_t g = 1; g < groups.size(); ++g)
+    pool.emplace_back([&, g] {
+      llvm::LLVMContext context;
+      auto part = llvm::parseBitcodeFile(llvm::MemoryBufferRef(parts[g - 1].str(), "part"), context);
+      std::string why;
+      auto partMachine = makeMachine(target, why);
+      if (!part)
+        why = llvm::toString(part.takeError());
+      if (!part || !partMachine) {
+        results[g].error = "internal: compiling kernel '" + groups[g].front() + "' on a thread: " + why;
+        return;
+      }
+      results[g] = compileModule(**part, *partMachine, clonesOf(groups[g]), false);
+    });
+  results[0] = compileModule(*llvmModule, *machine, clonesOf(groups[0]), keepIR);
+  for (std::thread &t : pool)
+    t.join();
+  std::vector<std::string> ptxParts;
+  double optimize = 0, codegen = 0;
+  for (ModuleResult &r : results) {
+    if (!r.error.empty())
+      return emitError(loc, r.error);
+    ptxParts.push_back(std::move(r.ptx));
+    optimize += r.optimizeMs;
+    codegen += r.codegenMs;
+  }
+  out.llvmIR = std::move(results[0].llvmIR);
+  if (ptxParts.size() == 1) {
+    out.ptx = std::move(ptxParts[0]);
+    out.optimizeMs = optimize;
+    out.codegenMs = codegen;
+  } else {
+    out.threads = unsigned(ptxParts.size());
+    out.ptx = mergePtxModules(ptxParts, entryOrder, globalOrder);
+    if (out.ptx.empty())
+      return emitError(loc, "internal: merging the PTX of a module's kernels failed");
+    // The threads' two phases share the wall time as they share CPU time.
+    double wall = msSince(t0);
+    out.optimizeMs = wall * optimize / std::max(optimize + codegen, 1e-9);
+    out.codegenMs = wall - out.optimizeMs;
   }
 
-  if (keepIR) {
-    llvm::raw_string_ostream os(out.llvmIR);
-    llvmModule->print(os, nullptr);
-  }
-  SlsrGate gate = SlsrGate::forLargeFunctions(*llvmModule);
-  llvmContext.setOptPassGate(gate);
-  llvm::SmallString<0> ptx;
-  {
-    llvm::raw_svector_ostream os(ptx);
-    llvm::legacy::PassManager pm;
-    if (machine->addPassesToEmitFile(pm, os, nullptr,
-                                     llvm::CodeGenFileType::AssemblyFile))
-      return emitError(loc, "NVPTX cannot emit assembly");
-    pm.run(*llvmModule);
-  }
-  out.ptx = ptx.str().str();
+  auto t1 = Clock::now();
   if (copyText) {
     std::vector<PtxCopy> copies;
     for (const Variant &v : variants)
@@ -333,7 +523,7 @@ FailureOr<PTXOutput> emitPTX(ModuleOp module, const Target &target,
     if (out.ptx.empty())
       return emitError(loc, "internal: copying the PTX of a kernel's variants failed");
   }
-  out.codegenMs = lap();
+  out.codegenMs += msSince(t1);
   return out;
 }
 

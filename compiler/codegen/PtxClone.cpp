@@ -1,5 +1,7 @@
 #include "PtxClone.h"
 
+#include <algorithm>
+
 namespace megac {
 namespace {
 
@@ -112,6 +114,75 @@ std::string addPtxCopies(const std::string &ptx, const std::vector<PtxCopy> &cop
   std::string out = header;
   for (size_t i = 0; i < entries.size(); ++i)
     out += entries[i].globl + renumberLabels(entries[i].body, i);
+  return out;
+}
+
+std::string mergePtxModules(const std::vector<std::string> &parts,
+                            const std::vector<std::string> &entryOrder,
+                            const std::vector<std::string> &globalOrder) {
+  std::string header;
+  std::vector<Entry> entries;
+  std::vector<std::pair<size_t, std::string>> demoted; // (place in globalOrder, line)
+  static const std::string kDemoted = " has been demoted";
+  for (const std::string &part : parts) {
+    std::string partHeader;
+    std::vector<Entry> partEntries;
+    if (!split(part, partHeader, partEntries) || partEntries.empty())
+      return "";
+    if (header.empty())
+      header = partHeader;
+    else if (partHeader != header)
+      return "";
+    // The first entry's comment block: its `.globl` line, a line for each
+    // shared global demoted into a kernel of the part, an empty line.
+    for (size_t i = 0; i < partEntries.size(); ++i) {
+      std::string globl = kGlobl + partEntries[i].name + "\n";
+      const std::string &block = partEntries[i].globl;
+      if (block.compare(0, globl.size(), globl) != 0)
+        return "";
+      std::string rest = block.substr(globl.size());
+      if (i == 0) {
+        if (rest.empty() || rest.back() != '\n')
+          return "";
+        rest.pop_back();
+        for (size_t at = 0; at < rest.size();) {
+          size_t end = rest.find('\n', at);
+          std::string line = rest.substr(at, end - at);
+          at = end + 1;
+          if (line.compare(0, 3, "// ") != 0 || line.size() < 3 + kDemoted.size() ||
+              line.compare(line.size() - kDemoted.size(), kDemoted.size(), kDemoted) != 0)
+            return "";
+          auto global = std::find(globalOrder.begin(), globalOrder.end(),
+                                  line.substr(3, line.size() - 3 - kDemoted.size()));
+          if (global == globalOrder.end())
+            return "";
+          demoted.push_back({size_t(global - globalOrder.begin()), line + "\n"});
+        }
+      } else if (!rest.empty()) {
+        return "";
+      }
+      partEntries[i].globl = globl;
+      entries.push_back(std::move(partEntries[i]));
+    }
+  }
+  std::vector<Entry> ordered;
+  for (const std::string &name : entryOrder) {
+    auto e = std::find_if(entries.begin(), entries.end(), [&](const Entry &x) { return x.name == name; });
+    if (e == entries.end())
+      return "";
+    ordered.push_back(std::move(*e));
+    entries.erase(e);
+  }
+  if (ordered.empty() || !entries.empty())
+    return "";
+  std::stable_sort(demoted.begin(), demoted.end(),
+                   [](const auto &a, const auto &b) { return a.first < b.first; });
+  for (const auto &line : demoted)
+    ordered.front().globl += line.second;
+  ordered.front().globl += "\n";
+  std::string out = header;
+  for (size_t i = 0; i < ordered.size(); ++i)
+    out += ordered[i].globl + renumberLabels(ordered[i].body, i);
   return out;
 }
 

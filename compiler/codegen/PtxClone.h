@@ -28,4 +28,17 @@ struct PtxCopy {
 // renumbered. Returns an empty string when an entry it needs is not there.
 std::string addPtxCopies(const std::string &ptx, const std::vector<PtxCopy> &copies);
 
+// One module's PTX from the PTX of its parts, each NVPTX's output for a module
+// of some of its kernels (compiled on threads of their own, PTXEmitter.cpp):
+// the first part's header, every part's entries in `entryOrder` (the module's
+// order), the comments NVPTX prints before the first entry (each shared
+// global demoted into its kernel, in `globalOrder`, the module's order of
+// globals), and labels numbered by the entries' places. The result is the PTX
+// NVPTX emits for the whole module, byte for byte. Returns an empty string
+// when a part is not a header and entries only, when the headers differ (a
+// module-level declaration), or when an entry or global is not in the orders.
+std::string mergePtxModules(const std::vector<std::string> &parts,
+                            const std::vector<std::string> &entryOrder,
+                            const std::vector<std::string> &globalOrder);
+
 } // namespace megac

@@ -573,9 +573,10 @@ CompileResult compile(const CompileOptions &options) {
     if (options.timePhases)
       llvm::errs() << llvm::format(
           "megac: %s: %.1f ms: frontend %.1f, tile passes %.1f, lowering %.1f, "
-          "LLVM IR and libdevice %.1f, LLVM optimizer %.1f, NVPTX code generation %.1f\n",
+          "LLVM IR and libdevice %.1f, LLVM optimizer %.1f, NVPTX code generation %.1f%s\n",
           target->name.c_str(), out.compileMs, frontendMs, passesMs, loweredMs - passesMs,
-          ptx->translateMs, ptx->optimizeMs, ptx->codegenMs);
+          ptx->translateMs, ptx->optimizeMs, ptx->codegenMs,
+          ptx->threads > 1 ? (" (" + std::to_string(ptx->threads) + " threads)").c_str() : "");
     if (ptxas) {
       auto t1 = Clock::now();
       PtxasResult assembled = runPtxas(*ptxas, out.ptx, target->name);

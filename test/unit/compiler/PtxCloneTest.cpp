@@ -1,9 +1,13 @@
-// Copies of a kernel's PTX under a variant's name (codegen/PtxClone.h). The
-// lit test codegen/variant-ptx-copy.mega compares whole modules with what
-// LLVM emits for a compiled copy; these check the edges on small texts.
+// Copies of a kernel's PTX under a variant's name, and one module's PTX from
+// the PTX of its parts (codegen/PtxClone.h). The lit tests
+// codegen/variant-ptx-copy.mega and driver/threads.mega compare whole modules
+// with what LLVM emits for one module; these check the edges on small texts.
 #include "codegen/PtxClone.h"
 
 #include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
 
 namespace {
 
@@ -35,6 +39,43 @@ TEST(PtxClone, UnknownKernelsOrForeignTextGiveNothing) {
   EXPECT_EQ(megac::addPtxCopies(ptx, {{"v", "k", "missing", 0, 64}}), "");
   EXPECT_EQ(megac::addPtxCopies(ptx + ".func helper()\n{\n}\n", {{"v", "k", "", 0, 64}}), "");
   EXPECT_EQ(megac::addPtxCopies("no entries", {{"v", "k", "", 0, 64}}), "");
+}
+
+// A part's first entry carries the part's demoted globals after its .globl.
+std::string first(const std::string &name, const std::vector<std::string> &demoted, int labels) {
+  std::string e = entry(name, "", labels);
+  std::string lines;
+  for (const std::string &g : demoted)
+    lines += "// " + g + " has been demoted\n";
+  return e.insert(e.find('\n') + 1, lines + "\n");
+}
+
+TEST(PtxMerge, EntriesInTheModulesOrderDemotedGlobalsFirstLabelsByPlace) {
+  // Parts {b} and {a, c} of a module a, b, c (each part numbers its labels
+  // from 0); the module lists globals c's, b's, a's.
+  std::string partB = kHeader + first("b", {"smem_b"}, 0);
+  std::string partAC = kHeader + first("a", {"smem_c", "smem_a"}, 0) + entry("c", "", 1);
+  std::string merged = megac::mergePtxModules({partB, partAC}, {"a", "b", "c"},
+                                              {"smem_c", "smem_b", "smem_a", "other"});
+  EXPECT_EQ(merged, kHeader + first("a", {"smem_c", "smem_b", "smem_a"}, 0) + entry("b", "", 1) +
+                        entry("c", "", 2));
+  // No demoted globals: the first entry's block is its .globl and an empty line.
+  EXPECT_EQ(megac::mergePtxModules({kHeader + first("x", {}, 0), kHeader + first("y", {}, 0)},
+                                   {"y", "x"}, {}),
+            kHeader + first("y", {}, 0) + entry("x", "", 1));
+}
+
+TEST(PtxMerge, ForeignTextOtherHeadersOrUnknownNamesGiveNothing) {
+  std::string a = kHeader + first("a", {"g"}, 0), b = kHeader + first("b", {}, 0);
+  EXPECT_EQ(megac::mergePtxModules({a, b}, {"a"}, {"g"}), "");          // b not in the order
+  EXPECT_EQ(megac::mergePtxModules({a, b}, {"a", "b", "c"}, {"g"}), ""); // c in no part
+  EXPECT_EQ(megac::mergePtxModules({a, b}, {"a", "b"}, {}), "");         // g not a global
+  std::string other = "//\n.version 8.8\n.target sm_100a\n\n" + first("b", {}, 0);
+  EXPECT_EQ(megac::mergePtxModules({a, other}, {"a", "b"}, {"g"}), "");
+  EXPECT_EQ(megac::mergePtxModules({a, b + ".func helper()\n{\n}\n"}, {"a", "b"}, {"g"}), "");
+  EXPECT_EQ(megac::mergePtxModules({a, kHeader + first("b", {"// not a demotion"}, 0)},
+                                   {"a", "b"}, {"g"}),
+            "");
 }
 
 } // namespace
