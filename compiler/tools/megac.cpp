@@ -38,6 +38,9 @@ options:
 With no -o and no --emit, megac prints one row per kernel, variant and target:
 the registers estimated from the tile layouts (est), then ptxas's registers,
 spills, stack, shared memory and compile time.
+
+Environment: MEGAC_THREADS (threads that compile a module's kernels; default:
+the hardware's), MEGAC_LIBDEVICE, MEGAC_PTXAS, CUDA_HOME.
 )";
 
 struct Args {
