@@ -333,8 +333,8 @@ constexpr unsigned kMinGroupInstructions = 250;
 
 // The kernels of `module` in up to `threads` groups of about equal size (the
 // largest kernel first into the smallest group), by their order in the
-// module within a group; the first group is the largest. One group when the
-// second would be too small to gain.
+// module within a group; the first group is the largest, and takes the
+// kernels of every group too small to gain.
 std::vector<std::vector<std::string>> groupKernels(const llvm::Module &module, unsigned threads) {
   std::vector<const llvm::Function *> kernels;
   for (const llvm::Function &f : module)
@@ -374,8 +374,8 @@ bool inGroup(const std::vector<std::string> &group, llvm::StringRef name) {
   return llvm::is_contained(group, name.str());
 }
 
-// Removes from `module` the kernels `keep` says to drop (declarations of
-// them too) and the shared buffers only they used.
+// Removes from `module` the kernels (or their declarations) that `drop`
+// picks, and the shared buffers nothing uses any more.
 void dropKernels(llvm::Module &module, llvm::function_ref<bool(const llvm::Function &)> drop) {
   for (llvm::Function &f : llvm::make_early_inc_range(module))
     if (f.getCallingConv() == llvm::CallingConv::PTX_Kernel && drop(f)) {
