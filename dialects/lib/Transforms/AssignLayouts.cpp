@@ -248,6 +248,7 @@ private:
       if (Attribute wanted = conv->getAttr(attr::kWantedLayout)) {
         setLayout(conv.getResult(), wanted);
         conv->removeAttr(attr::kWantedLayout);
+        conv->setAttr(attr::kExplicitLayout, UnitAttr::get(ctx));
       } else if (!encodingOf(conv.getResult())) {
         setLayout(conv.getResult(), defaultLayout(conv.getType().getShape()));
       }

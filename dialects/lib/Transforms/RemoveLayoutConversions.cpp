@@ -111,13 +111,16 @@ struct LoadInWantedLayout : public OpRewritePattern<ConvertLayoutOp> {
     // Only where the memory access stays as good: the same fastest
     // dimension, at least as many elements per thread along it (vectors as
     // wide or wider, lanes still along that dimension). A transposing
-    // layout keeps its conversion.
+    // layout keeps its conversion. A layout the user chose (with_layout)
+    // needs only the same fastest dimension: fewer elements a thread along
+    // it is theirs to choose (lanes over a short row's elements, e.g.).
     auto from = dyn_cast<BlockedEncodingAttr>(conv.getSrc().getType().getEncoding());
     auto to = dyn_cast<BlockedEncodingAttr>(layout);
     if (!from || !to || from.getOrder() != to.getOrder())
       return failure();
     unsigned fast = to.getOrder()[0];
-    if (to.getSizePerThread()[fast] < from.getSizePerThread()[fast])
+    if (to.getSizePerThread()[fast] < from.getSizePerThread()[fast] &&
+        !conv->hasAttr(attr::kExplicitLayout))
       return failure();
     for (Value operand : load->getOperands())
       if (!RematerializeCheapTiles::canRecompute(operand, layout, 0))

@@ -61,6 +61,9 @@ inline constexpr char kUnroll[] = "tile.unroll";
 // On a tile.convert_layout that with_layout made: the layout its result
 // gets from tile-assign-layouts (tile types carry no encoding before).
 inline constexpr char kWantedLayout[] = "tile.wanted_layout";
+// Left on that convert_layout by tile-assign-layouts: its layout is the
+// user's, so a load it converts is made in it even with narrower vectors.
+inline constexpr char kExplicitLayout[] = "tile.explicit_layout";
 // On a tile.convert_layout through shared memory: its buffer's layout.
 inline constexpr char kShared[] = "shared";
 } // namespace attr
