@@ -146,6 +146,8 @@ struct TileRemoveLayoutConversions
     patterns.add<RematerializeCheapTiles, LoadInWantedLayout>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
+    // The marker has served (LoadInWantedLayout): the IR is as before it.
+    getOperation()->walk([](ConvertLayoutOp conv) { conv->removeAttr(attr::kExplicitLayout); });
   }
 };
 

@@ -62,7 +62,8 @@ inline constexpr char kUnroll[] = "tile.unroll";
 // gets from tile-assign-layouts (tile types carry no encoding before).
 inline constexpr char kWantedLayout[] = "tile.wanted_layout";
 // Left on that convert_layout by tile-assign-layouts: its layout is the
-// user's, so a load it converts is made in it even with narrower vectors.
+// user's, so a load it converts is made in it even with narrower vectors
+// (tile-remove-layout-conversions, which then drops the marker).
 inline constexpr char kExplicitLayout[] = "tile.explicit_layout";
 // On a tile.convert_layout through shared memory: its buffer's layout.
 inline constexpr char kShared[] = "shared";
