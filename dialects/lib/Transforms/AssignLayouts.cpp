@@ -247,6 +247,7 @@ private:
     if (auto conv = dyn_cast<ConvertLayoutOp>(op)) {
       if (Attribute wanted = conv->getAttr(attr::kWantedLayout)) {
         setLayout(conv.getResult(), wanted);
+        placed.insert(conv.getResult());
         conv->removeAttr(attr::kWantedLayout);
         conv->setAttr(attr::kExplicitLayout, UnitAttr::get(ctx));
       } else if (!encodingOf(conv.getResult())) {
@@ -266,7 +267,14 @@ private:
       std::stable_partition(operands.begin(), operands.end(),
                             [&](Value v) { return v == store.getValue(); });
     Attribute layout, cheapLayout;
+    // A tile the user placed (with_layout, or computed from one in its
+    // layout) decides first: their layout is kept, the other operands move.
     for (Value v : operands)
+      if (placed.contains(v)) {
+        layout = cast<RankedTensorType>(v.getType()).getEncoding();
+        break;
+      }
+    for (Value v : layout ? ValueRange{} : ValueRange(operands))
       if (auto t = dyn_cast<RankedTensorType>(v.getType())) {
         if (!cheapLayout)
           cheapLayout = t.getEncoding();
@@ -275,6 +283,7 @@ private:
           break;
         }
       }
+    bool followsPlaced = layout && llvm::any_of(operands, [&](Value v) { return placed.contains(v); });
     // A store of a tile computed from a dot stays in the dot's layout: its
     // pointers and mask are recomputed there instead.
     if (auto store = dyn_cast<StoreOp>(op))
@@ -295,6 +304,15 @@ private:
     for (OpOperand &operand : op->getOpOperands())
       if (layout)
         require(op, operand, layout);
+    // The other operands' conversions go to the user's layout too: a load
+    // among them is made in it (tile-remove-layout-conversions).
+    if (followsPlaced) {
+      for (Value operand : op->getOperands())
+        if (auto conv = operand.getDefiningOp<ConvertLayoutOp>(); conv && !placed.contains(operand))
+          conv->setAttr(attr::kExplicitLayout, UnitAttr::get(ctx));
+      for (Value result : op->getResults())
+        placed.insert(result);
+    }
     for (Value result : op->getResults()) {
       auto t = dyn_cast<RankedTensorType>(result.getType());
       if (!t)
@@ -513,6 +531,9 @@ private:
 
   func::FuncOp func;
   MLIRContext *ctx;
+  // Tiles in a layout the user chose: with_layout's results and what is
+  // computed from them in that layout.
+  DenseSet<Value> placed;
   unsigned numWarps;
   unsigned vectorElems;
   std::map<size_t, megac::layout::Shape> largest; // by rank
