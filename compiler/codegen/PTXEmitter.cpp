@@ -462,13 +462,6 @@ FailureOr<PTXOutput> emitPTX(ModuleOp module, const Target &target,
   out.translateMs = msSince(start);
   auto t0 = Clock::now();
 
-  auto clonesOf = [&](const std::vector<std::string> &group) {
-    std::vector<Variant> own;
-    for (const Variant &v : clones)
-      if (groups.size() < 2 || inGroup(group, v.of))
-        own.push_back(v);
-    return own;
-  };
   std::vector<ModuleResult> results(groups.size());
   std::vector<std::thread> pool;
   for (size_t g = 1; g < groups.size(); ++g)
@@ -483,9 +476,10 @@ FailureOr<PTXOutput> emitPTX(ModuleOp module, const Target &target,
         results[g].error = "internal: compiling kernel '" + groups[g].front() + "' on a thread: " + why;
         return;
       }
-      results[g] = compileModule(**part, *partMachine, clonesOf(groups[g]), false);
+      results[g] = compileModule(**part, *partMachine, {}, false);
     });
-  results[0] = compileModule(*llvmModule, *machine, clonesOf(groups[0]), keepIR);
+  // (Clones mean one group: all of them are this thread's.)
+  results[0] = compileModule(*llvmModule, *machine, clones, keepIR);
   for (std::thread &t : pool)
     t.join();
   std::vector<std::string> ptxParts;

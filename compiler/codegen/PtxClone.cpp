@@ -63,6 +63,15 @@ std::string renumberLabels(const std::string &body, size_t number) {
   return out + body.substr(from);
 }
 
+// The module's text: the header, then each entry with its labels numbered
+// by the entry's place, as NVPTX numbers a function's labels.
+std::string join(const std::string &header, const std::vector<Entry> &entries) {
+  std::string out = header;
+  for (size_t i = 0; i < entries.size(); ++i)
+    out += entries[i].globl + renumberLabels(entries[i].body, i);
+  return out;
+}
+
 // The kernel's body under `name`, with the variant's directives after
 // `.maxntid` (NVPTX prints .minnctapersm, then .maxnreg).
 std::string copyBody(const Entry &of, const PtxCopy &copy) {
@@ -110,11 +119,7 @@ std::string addPtxCopies(const std::string &ptx, const std::vector<PtxCopy> &cop
       return "";
     entries.insert(entries.begin() + before, std::move(e));
   }
-  // NVPTX numbers a function's labels by the function's place in the module.
-  std::string out = header;
-  for (size_t i = 0; i < entries.size(); ++i)
-    out += entries[i].globl + renumberLabels(entries[i].body, i);
-  return out;
+  return join(header, entries);
 }
 
 std::string mergePtxModules(const std::vector<std::string> &parts,
@@ -180,10 +185,7 @@ std::string mergePtxModules(const std::vector<std::string> &parts,
   for (const auto &line : demoted)
     ordered.front().globl += line.second;
   ordered.front().globl += "\n";
-  std::string out = header;
-  for (size_t i = 0; i < ordered.size(); ++i)
-    out += ordered[i].globl + renumberLabels(ordered[i].body, i);
-  return out;
+  return join(header, ordered);
 }
 
 } // namespace megac

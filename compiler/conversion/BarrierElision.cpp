@@ -181,7 +181,7 @@ public:
     for (Block *block : order) {
       BlockSummary &s = blocks[block];
       for (size_t i = 0; i < s.barriers.size(); ++i) {
-        if (conflict(before(block, i), after(block, i)))
+        if (conflict(before(block, i), until(block, i + 1)))
           continue;
         dropped.insert(s.barriers[i]);
         ++removed;
@@ -196,7 +196,8 @@ public:
 private:
   bool kept(Operation *barrier) const { return !dropped.contains(barrier); }
 
-  // Accesses since the last kept barrier, at barrier i of `block`.
+  // Accesses since the last kept barrier (or from the predecessors), up to
+  // barrier i of `block` (i = its segment count - 1: to the block's end).
   Accesses before(Block *block, size_t i) {
     BlockSummary &s = blocks[block];
     size_t start = i;
@@ -208,11 +209,13 @@ private:
     return acc;
   }
 
-  // Accesses before the next kept barrier, after barrier i of `block`.
-  Accesses after(Block *block, size_t i) {
+  // Accesses from segment `first` of `block` to the next kept barrier (or
+  // on into the successors): after barrier first - 1, or from the block's
+  // start for 0.
+  Accesses until(Block *block, size_t first) {
     BlockSummary &s = blocks[block];
     Accesses acc;
-    for (size_t k = i + 1; k < s.segments.size(); ++k) {
+    for (size_t k = first; k < s.segments.size(); ++k) {
       acc.join(s.segments[k]);
       if (k < s.barriers.size() && kept(s.barriers[k]))
         return acc;
@@ -224,10 +227,9 @@ private:
   // inSince[b]: accesses since the last barrier when b starts (from its
   // predecessors; none at the kernel's entry). outUntil[b]: accesses before
   // the next barrier once b ends (from its successors; none where the kernel
-  // returns). Unions to a fixed point.
+  // returns). Unions to a fixed point; a removed barrier only adds accesses,
+  // so each solve starts from the previous one's.
   void solve() {
-    inSince.clear();
-    outUntil.clear();
     bool changed = true;
     while (changed) {
       changed = false;
@@ -235,40 +237,20 @@ private:
         Accesses in;
         if (block != entry)
           for (Block *pred : block->getPredecessors())
-            in.join(exitSince(pred));
+            in.join(before(pred, blocks[pred].segments.size() - 1));
         if (!(in == inSince[block])) {
           inSince[block] = in;
           changed = true;
         }
         Accesses out;
         for (Block *succ : block->getSuccessors())
-          out.join(entryUntil(succ));
+          out.join(until(succ, 0));
         if (!(out == outUntil[block])) {
           outUntil[block] = out;
           changed = true;
         }
       }
     }
-  }
-
-  // Accesses since the last kept barrier where `block` ends.
-  Accesses exitSince(Block *block) {
-    BlockSummary &s = blocks[block];
-    size_t last = s.segments.size() - 1;
-    return before(block, last);
-  }
-
-  // Accesses before the first kept barrier from where `block` starts.
-  Accesses entryUntil(Block *block) {
-    BlockSummary &s = blocks[block];
-    Accesses acc;
-    for (size_t k = 0; k < s.segments.size(); ++k) {
-      acc.join(s.segments[k]);
-      if (k < s.barriers.size() && kept(s.barriers[k]))
-        return acc;
-    }
-    acc.join(outUntil[block]);
-    return acc;
   }
 
   llvm::DenseMap<Block *, BlockSummary> blocks;

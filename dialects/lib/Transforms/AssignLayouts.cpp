@@ -269,12 +269,11 @@ private:
     Attribute layout, cheapLayout;
     // A tile the user placed (with_layout, or computed from one in its
     // layout) decides first: their layout is kept, the other operands move.
-    for (Value v : operands)
-      if (placed.contains(v)) {
-        layout = cast<RankedTensorType>(v.getType()).getEncoding();
-        break;
-      }
-    for (Value v : layout ? ValueRange{} : ValueRange(operands))
+    auto firstPlaced = llvm::find_if(operands, [&](Value v) { return placed.contains(v); });
+    bool followsPlaced = firstPlaced != operands.end();
+    if (followsPlaced)
+      layout = cast<RankedTensorType>(firstPlaced->getType()).getEncoding();
+    for (Value v : followsPlaced ? ValueRange{} : ValueRange(operands))
       if (auto t = dyn_cast<RankedTensorType>(v.getType())) {
         if (!cheapLayout)
           cheapLayout = t.getEncoding();
@@ -283,7 +282,6 @@ private:
           break;
         }
       }
-    bool followsPlaced = layout && llvm::any_of(operands, [&](Value v) { return placed.contains(v); });
     // A store of a tile computed from a dot stays in the dot's layout: its
     // pointers and mask are recomputed there instead.
     if (auto store = dyn_cast<StoreOp>(op))
