@@ -252,7 +252,7 @@ private:
   // exchange did not use, so that no thread can still be reading what its
   // stores overwrite and the barrier before them goes (BarrierElision.h).
   Value reductionScratch(int64_t bytes) {
-    if (lastExchangeAlternate || (smemBytes == 0 && altBytes == 0)) {
+    if (lastExchangeAlternate) {
       smemBytes = std::max(smemBytes, bytes);
       return sharedBase();
     }
@@ -405,7 +405,9 @@ private:
   std::string smemName;
   int64_t smemBytes = 0;
   int64_t altBytes = 0;                // smemName + "_alt", reductions only
-  bool lastExchangeAlternate = false;  // the last exchange used the _alt buffer
+  // The last exchange used the _alt buffer; true at first, so that a
+  // kernel's first reduction takes the main one.
+  bool lastExchangeAlternate = true;
 };
 
 } // namespace megac::lowering
