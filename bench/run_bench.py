@@ -39,7 +39,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 
-IMPLS = ("megac", "triton", "torch", "torch.compile")
+# megac.early: the same bundle with its @early_launch kernels launched early (programmatic dependent launch,
+# each launch overlapping the one before it in the graph); only for kernels that have such a kernel.
+IMPLS = ("megac", "megac.early", "triton", "torch", "torch.compile")
 T0 = time.time()
 
 
@@ -85,14 +87,18 @@ def commit_of(opts):
         return "unknown"
 
 
-def megac_impl(name, found, modules):
+def megac_impl(name, found, modules, early_launch=False):
     """fn(args) launching the megac kernel(s) of reference `name` from `found` ({kernel: bundle path},
-    megac.bundles.index), or None when it is not built; `modules` caches loaded bundles."""
+    megac.bundles.index), or None when it is not built (or, with early_launch, when none of its kernels is
+    @early_launch); `modules` caches loaded bundles. Without early_launch every kernel launches as Triton's
+    do, after the prior kernel has ended: the like-for-like column."""
     from megac import bundles, reference
     ref_kernel = reference.get(name)
     if ref_kernel.launches[0] not in found:
         return None
-    run = bundles.sequence(ref_kernel, found, modules)
+    run = bundles.sequence(ref_kernel, found, modules, early_launch=early_launch)
+    if early_launch and not bundles.has_early_launch(run):
+        return None
     return lambda a: run(**a)
 
 
@@ -129,10 +135,13 @@ def summarize(entry):
     s = {"worst_ratio": min(ratios) if ratios else None,
          "ratio_ok": (min(ratios) >= 1.0) if ratios else None,
          "shapes_timed": len(rows)}
+    early = [r["megac.early"]["ratio"] for r in rows if "ratio" in r.get("megac.early", {})]
+    if early:
+        s["early_worst_ratio"] = min(early)
     if rows:
         big = max(rows, key=lambda r: r["bytes"])
         s["largest_shape"] = big["shape"]
-        for impl in ("megac", "triton"):
+        for impl in ("megac", "megac.early", "triton"):
             if big.get(impl, {}).get("status") == "ok":
                 s[f"{impl}_pct_copy_largest"] = big[impl]["pct_copy"]
                 if "pct_size_copy" in big[impl]:
@@ -177,6 +186,16 @@ def markdown(res):
                  f"{fmt(c.get('megac'))} | {fmt(c.get('triton'))} | {fmt(c.get('torch.compile'))} | "
                  f"{'ok' if not bad else 'FAIL: ' + ', '.join(bad)}{' (error)' if 'error' in k else ''} |")
     L.append("")
+    early = {n: k["summary"] for n, k in res["kernels"].items() if "early_worst_ratio" in k.get("summary", {})}
+    if early:
+        L += ["Kernels compiled with `@early_launch`, launched early as well (column `megac.early`: programmatic "
+              "dependent launch, each launch in the graph overlapping the one before it; the columns above launch "
+              "them as Triton's kernels are launched):", ""]
+        for n, s in early.items():
+            pct = s.get("megac.early_pct_copy_largest")
+            L.append(f"- {n}: worst ratio {s['early_worst_ratio']:.2f}"
+                     + ("" if pct is None else f", {pct:.0f}% of copy at the largest shape"))
+        L.append("")
     for name, k in res["kernels"].items():
         L += [f"## {name}", ""]
         if "error" in k:
@@ -188,12 +207,20 @@ def markdown(res):
             L.append("")
         if not k.get("rows"):
             continue
+        with_early = any(r.get("megac.early", {}).get("status") == "ok" for r in k["rows"])
+        early_head = " megac.early us (% copy, ratio) |" if with_early else ""
         L += ["| shape | megac us (% copy) | Triton us (% copy) | ratio megac/Triton (min-max) | copy at size us "
-              "(megac %) | torch us | torch.compile us |", "|---|---|---|---|---|---|---|"]
+              "(megac %) | torch us | torch.compile us |" + early_head,
+              "|---|---|---|---|---|---|---|" + ("---|" if with_early else "")]
         for row in k["rows"]:
             if "skipped" in row:
-                L.append(f"| {shape_str(row['shape'])} | skipped: {row['skipped']} | | | | | |")
+                L.append(f"| {shape_str(row['shape'])} | skipped: {row['skipped']} | | | | | |" +
+                         (" |" if with_early else ""))
                 continue
+            early_cell = ""
+            if with_early:
+                e = row.get("megac.early", {})
+                early_cell = f" {cell(e, True)}" + (f", {e['ratio']:.2f}" if "ratio" in e else "") + " |"
             m = row.get("megac", {})
             ratio = f"{m['ratio']:.2f} ({m['ratio_min']:.2f}-{m['ratio_max']:.2f})" if "ratio" in m else "-"
             size = "-"
@@ -202,7 +229,7 @@ def markdown(res):
                 if "pct_size_copy" in m:
                     size += f" ({m['pct_size_copy']:.0f}%)"
             L.append(f"| {shape_str(row['shape'])} | {cell(m, True)} | {cell(row.get('triton'), True)} | {ratio} | "
-                     f"{size} | {cell(row.get('torch'))} | {cell(row.get('torch.compile'))} |")
+                     f"{size} | {cell(row.get('torch'))} | {cell(row.get('torch.compile'))} |{early_cell}")
         L.append("")
     return "\n".join(L)
 
@@ -247,9 +274,11 @@ def main():
     megac_fns, modules = {}, {}
     from megac import bundles
     found, _ = bundles.index(opts.bundles)
+    early_fns = {}
     for n in names:
         try:
             megac_fns[n] = megac_impl(n, found, modules)
+            early_fns[n] = megac_impl(n, found, modules, early_launch=True)
         except Exception as e:
             megac_fns[n] = e
     names.sort(key=lambda n: megac_fns[n] is None)  # kernels megac has first: they matter most under the budget
@@ -278,7 +307,8 @@ def main():
             if isinstance(megac_fns[name], Exception):
                 raise megac_fns[name]
             eager = torch_impls.EAGER.get(name)
-            impls = {"megac": megac_fns[name], "triton": triton_launchers.get(name), "torch": eager,
+            impls = {"megac": megac_fns[name], "megac.early": early_fns.get(name),
+                     "triton": triton_launchers.get(name), "torch": eager,
                      "torch.compile": None if (opts.no_compile or eager is None) else torch.compile(eager)}
             shapes = list(ref_kernel.bench_shapes)
             if opts.quick and len(shapes) > 2:

@@ -34,6 +34,7 @@ namespace megac::rt {
   X(cuModuleUnload)                                                            \
   X(cuFuncSetAttribute)                                                        \
   X(cuLaunchKernel)                                                            \
+  X(cuLaunchKernelEx)                                                          \
   X(cuStreamSynchronize)                                                       \
   X(cuMemAlloc)                                                                \
   X(cuMemFree)                                                                 \

@@ -178,6 +178,8 @@ public:
             variant(variants->items()[i],
                     path + ".variants[" + std::to_string(i) + "]"));
     }
+    if (const Value *early = optional(v, path, "early_launch", Value::Kind::Bool))
+      k.earlyLaunch = early->asBool();
     // A kernel without declared variants is its own single variant.
     if (k.variants.empty())
       k.variants.push_back({"default", k.name, 0, 0, "", 0, {}});
@@ -290,6 +292,8 @@ Value kernelToJson(const KernelInfo &k) {
   for (const VariantInfo &var : k.variants)
     variants.push(variantToJson(var));
   v.set("variants", std::move(variants));
+  if (k.earlyLaunch) // absent means false: other kernels' manifests keep their bytes
+    v.set("early_launch", Value::boolean(true));
   return v;
 }
 
@@ -359,9 +363,9 @@ bool operator==(const VariantInfo &a, const VariantInfo &b) {
 }
 
 bool operator==(const KernelInfo &a, const KernelInfo &b) {
-  return std::tie(a.name, a.numWarps, a.sharedBytes, a.grid, a.params,
-                  a.variants) == std::tie(b.name, b.numWarps, b.sharedBytes,
-                                          b.grid, b.params, b.variants);
+  return std::tie(a.name, a.numWarps, a.sharedBytes, a.grid, a.params, a.variants,
+                  a.earlyLaunch) == std::tie(b.name, b.numWarps, b.sharedBytes, b.grid,
+                                             b.params, b.variants, b.earlyLaunch);
 }
 
 bool operator==(const ResourceUsage &a, const ResourceUsage &b) {

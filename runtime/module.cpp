@@ -241,12 +241,36 @@ void Kernel::launch(const Arg *args, size_t count, void *stream,
   signature_.prepare(args, count, e.sms, grid, c);
   if (c.empty())
     return;
-  r = api.cuLaunchKernel(e.functions[firstFunction_ + size_t(c.variant)],
-                         c.grid[0], c.grid[1], c.grid[2], c.block[0],
-                         c.block[1], c.block[2], c.sharedBytes,
-                         static_cast<CUstream>(stream), c.params, nullptr);
+  CUfunction fn = e.functions[firstFunction_ + size_t(c.variant)];
+  bool early = signature_.info().earlyLaunch && module_->options_.earlyLaunch;
+  if (early) {
+    // Programmatic stream serialization: the launch may begin once the prior
+    // kernel on the stream has passed its griddepcontrol.launch_dependents
+    // (or ended); the kernel's griddepcontrol.wait holds it until that
+    // kernel has ended and its writes are visible. Stream capture records it
+    // as a programmatic edge of the graph.
+    CUlaunchAttribute attr = {};
+    attr.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    attr.value.programmaticStreamSerializationAllowed = 1;
+    CUlaunchConfig config = {};
+    config.gridDimX = c.grid[0];
+    config.gridDimY = c.grid[1];
+    config.gridDimZ = c.grid[2];
+    config.blockDimX = c.block[0];
+    config.blockDimY = c.block[1];
+    config.blockDimZ = c.block[2];
+    config.sharedMemBytes = c.sharedBytes;
+    config.hStream = static_cast<CUstream>(stream);
+    config.attrs = &attr;
+    config.numAttrs = 1;
+    r = api.cuLaunchKernelEx(&config, fn, c.params, nullptr);
+  } else {
+    r = api.cuLaunchKernel(fn, c.grid[0], c.grid[1], c.grid[2], c.block[0], c.block[1],
+                           c.block[2], c.sharedBytes, static_cast<CUstream>(stream), c.params,
+                           nullptr);
+  }
   if (r != CUDA_SUCCESS)
-    throwCudaError(r, "cuLaunchKernel",
+    throwCudaError(r, early ? "cuLaunchKernelEx" : "cuLaunchKernel",
                    "kernel '" + name() + "' (variant '" +
                        signature_.info().variants[size_t(c.variant)].name +
                        "')");

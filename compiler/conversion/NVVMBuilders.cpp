@@ -57,6 +57,15 @@ Value shuffleIdx(OpBuilder &b, Location loc, Value v, Value srcLane) {
 
 void barrier(OpBuilder &b, Location loc) { NVVM::Barrier0Op::create(b, loc); }
 
+void waitPriorKernel(OpBuilder &b, Location loc) {
+  LLVM::InlineAsmOp::create(b, loc, Type(), ValueRange{},
+                            "griddepcontrol.wait;\n\tgriddepcontrol.launch_dependents;",
+                            "~{memory}", /*has_side_effects=*/true, /*is_align_stack=*/false,
+                            LLVM::tailcallkind::TailCallKind::None,
+                            LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+                            ArrayAttr());
+}
+
 Value f32x2ToF8x2(OpBuilder &b, Location loc, Value hi, Value lo, Type f8Type) {
   return NVVM::ConvertF32x2ToF8x2Op::create(b, 
       loc, b.getI16Type(), hi, lo, NVVM::FPRoundingMode::RN,

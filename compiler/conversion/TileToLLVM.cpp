@@ -166,6 +166,10 @@ LogicalResult KernelLowering::lowerOp(Operation *op) {
     return lowerStore(s);
   if (auto a = dyn_cast<AtomicRMWOp>(op))
     return lowerAtomic(a);
+  if (isa<WaitPriorKernelOp>(op)) {
+    nvvm::waitPriorKernel(b, loc);
+    return success();
+  }
   if (auto r = dyn_cast<ReduceOp>(op))
     return lowerReduce(r);
   if (auto c = dyn_cast<ConvertLayoutOp>(op))

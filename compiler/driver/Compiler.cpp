@@ -235,6 +235,7 @@ void buildManifest(const fe::Module &mod, const CompileResult &result,
     info.name = k.name;
     info.numWarps = int(k.numWarps);
     info.grid = manifestGrid(k);
+    info.earlyLaunch = k.earlyLaunch;
     for (const fe::ParamDecl &p : k.params) {
       rt::ParamInfo param;
       param.name = p.var->name;

@@ -276,6 +276,7 @@ enum class Builtin : uint8_t {
   QuantizeFp8Group,   // per-token groups of 128 along the last dimension
   Fp8GroupScales,
   DequantizeFp8Group,
+  WaitPriorKernel,
 };
 
 /// One call argument; `name` is set for keyword arguments (`mask = m`).
@@ -515,6 +516,11 @@ struct KernelDecl {
   bool valueMajor = false; // @value_major: each value's operations together
   bool tileDivision = false; // @tile_division: one range check for a tile's f32 divisions
   bool treeReductions = false; // @tree_reductions: a thread's values combine pairwise
+  /// @early_launch: launched while the kernel before it on the stream still
+  /// runs (programmatic dependent launch); it waits for that kernel at its
+  /// wait_prior_kernel() call, or at entry when it has none.
+  bool earlyLaunch = false;
+  bool explicitWait = false; // the body calls wait_prior_kernel()
   std::vector<ExprPtr> grid; // 0-3 scalar integer exprs; empty: grid (1)
   std::vector<Variant> variants;
   /// `ctas` and `sms`, referenced from Variant::when.

@@ -59,6 +59,7 @@ constexpr BuiltinInfo kBuiltins[] = {
     {Builtin::QuantizeFp8Group, "quantize_fp8_group"},
     {Builtin::Fp8GroupScales, "fp8_group_scales"},
     {Builtin::DequantizeFp8Group, "dequantize_fp8_group"},
+    {Builtin::WaitPriorKernel, "wait_prior_kernel"},
 };
 } // namespace
 

@@ -30,6 +30,8 @@
 //   dequantize_fp8             [q, scale]        type = f32 or bf16
 //   quantize_fp8_group, fp8_group_scales [x]     fp8, ue8m0
 //   dequantize_fp8_group       [q, s]            type = f32 or bf16
+//   wait_prior_kernel          []                    a statement of an
+//                                                   @early_launch kernel's body
 //
 //===----------------------------------------------------------------------===//
 #pragma once

@@ -156,6 +156,7 @@ private:
   void checkReduction(CallExpr &c);
   void checkShapeBuiltin(CallExpr &c);
   void checkFactory(CallExpr &c);
+  void checkWaitPriorKernel(CallExpr &c);
   bool constDims(CallExpr &c, size_t first, size_t count,
                  std::vector<int64_t> &shape);
 
@@ -172,6 +173,9 @@ private:
   unsigned inlinedCalls_ = 0;
   std::set<std::string> usedDefines_;
   KernelDecl *kernel_ = nullptr;
+  /// The kernel's first store or atomic before its wait_prior_kernel() call
+  /// (@early_launch kernels; unset once the wait is seen).
+  std::optional<SourceRange> firstWrite_;
   std::set<const ConstantDecl *> badConstants_; // errors already reported
 };
 

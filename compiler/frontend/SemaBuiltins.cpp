@@ -199,6 +199,8 @@ void Sema::checkBuiltin(CallExpr &c) {
   case Builtin::DequantizeFp8:
   case Builtin::DequantizeFp8Group:
     return checkDequantizeFp8(c);
+  case Builtin::WaitPriorKernel:
+    return checkWaitPriorKernel(c);
   case Builtin::None:
     return;
   default:
@@ -268,6 +270,8 @@ void Sema::checkLoad(CallExpr &c) {
 }
 
 void Sema::checkMemoryOp(CallExpr &c) {
+  if (kernel_ && kernel_->earlyLaunch && !kernel_->explicitWait && !firstWrite_)
+    firstWrite_ = c.range;
   if (!bindAndCheck(c, {"ptr", "value", "mask"}, 2))
     return;
   ExprPtr &ptr = c.args[0].value;
@@ -321,6 +325,40 @@ void Sema::checkMemoryOp(CallExpr &c) {
     broadcastTo(mask, shape);
   c.type = c.builtin == Builtin::Store ? Type::voidTy()
                                        : Type::value(pointee, shape);
+}
+
+// wait_prior_kernel(): where an @early_launch kernel waits for the kernel
+// launched before it (griddepcontrol.wait). Loads above it overlap that
+// kernel; so it must run exactly once in every thread that goes on (a
+// statement of the kernel's own body, outside if, for and helpers), and no
+// store or atomic may come before it (the prior kernel may still read or
+// write that memory).
+void Sema::checkWaitPriorKernel(CallExpr &c) {
+  if (!bindArgs(c, {}, 0))
+    return;
+  c.type = Type::voidTy();
+  if (!kernel_->earlyLaunch) {
+    error(c.range, "wait_prior_kernel() in a kernel without @early_launch",
+          "add @early_launch to the kernel (it is launched before the prior kernel ends and "
+          "waits here), or remove the call");
+    return;
+  }
+  if (fn_.inHelper || !fn_.regions.empty()) {
+    error(c.range, "wait_prior_kernel() must be a statement of the kernel's body, outside if, "
+                   "for and helpers",
+          "every thread must wait exactly once: move it to the kernel's top level");
+    return;
+  }
+  if (kernel_->explicitWait) {
+    error(c.range, "wait_prior_kernel() is called twice", "keep the first call");
+    return;
+  }
+  kernel_->explicitWait = true;
+  if (firstWrite_)
+    error(*firstWrite_, "store before wait_prior_kernel() in an @early_launch kernel",
+          "the prior kernel may still read or write this memory: move the store after the "
+          "wait (loads may stay above it)");
+  firstWrite_.reset();
 }
 
 void Sema::checkUnaryMath(CallExpr &c) {

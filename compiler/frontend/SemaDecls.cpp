@@ -141,6 +141,7 @@ void Sema::checkUnusedDefines() {
 
 void Sema::checkKernel(KernelDecl &k) {
   kernel_ = &k;
+  firstWrite_.reset();
   fn_ = FunctionContext();
   fn_.scopes.emplace_back(); // compile-time params and params
   for (ConstantDecl &c : k.constParams) {
@@ -230,7 +231,7 @@ bool Sema::constIntArg(AttributeSyntax &a, int64_t lo, int64_t hi,
 void Sema::checkAttributes(KernelDecl &k) {
   static const std::vector<std::string> kKnown = {
       "num_warps", "maxnreg", "min_ctas_per_sm", "grid", "variant", "fast_math", "fast_division",
-      "value_major", "tile_division", "tree_reductions"};
+      "value_major", "tile_division", "tree_reductions", "early_launch"};
   std::set<std::string> seen;
   for (AttributeSyntax &a : k.attributes) {
     if (a.name != "variant" && !seen.insert(a.name).second) {
@@ -272,6 +273,7 @@ void Sema::checkAttributes(KernelDecl &k) {
                             : a.name == "value_major"     ? &k.valueMajor
                             : a.name == "tile_division"   ? &k.tileDivision
                             : a.name == "tree_reductions" ? &k.treeReductions
+                            : a.name == "early_launch"    ? &k.earlyLaunch
                                                           : nullptr) {
       if (!a.args.empty())
         error(a.range, "@" + a.name + " takes no arguments", "@" + a.name);
@@ -286,7 +288,7 @@ void Sema::checkAttributes(KernelDecl &k) {
       error(a.range, "unknown attribute '@" + a.name.substr(0, 64) + "'",
             best.empty() ? "attributes are @num_warps @maxnreg "
                            "@min_ctas_per_sm @grid @variant @fast_math @fast_division @value_major "
-                           "@tile_division @tree_reductions"
+                           "@tile_division @tree_reductions @early_launch"
                          : "did you mean '@" + best + "'?");
     }
   }

@@ -183,6 +183,8 @@ LogicalResult IRGen::emitKernel(const fe::KernelDecl &body,
     func->setAttr(tile::attr::kTileDivision, b.getUnitAttr());
   if (treeReductions)
     func->setAttr(tile::attr::kTreeReductions, b.getUnitAttr());
+  if (k.earlyLaunch)
+    func->setAttr(tile::attr::kEarlyLaunch, b.getUnitAttr());
   if (maxnreg)
     func->setAttr(tile::attr::kMaxNReg, b.getI32IntegerAttr(int32_t(*maxnreg)));
   if (minCtas)
@@ -205,6 +207,10 @@ LogicalResult IRGen::emitKernel(const fe::KernelDecl &body,
   for (size_t i = 0; i < body.params.size(); ++i)
     vars[body.params[i].var.get()] = entry->getArgument(i);
   b.setInsertionPointToStart(entry);
+  // Without its own wait_prior_kernel() call, an @early_launch kernel waits
+  // before anything else: only its launch overlaps the prior kernel.
+  if (k.earlyLaunch && !body.explicitWait)
+    tile::WaitPriorKernelOp::create(b, loc(body.range));
   if (failed(emitBlock(body.body)) || failed_)
     return failure();
   func::ReturnOp::create(b, loc(body.range));
@@ -624,6 +630,9 @@ Value IRGen::emitCall(const fe::CallExpr &e) {
     tile::StoreOp::create(b, l, ptr, value, mask);
     return ptr; // statements discard it
   }
+  case B::WaitPriorKernel:
+    tile::WaitPriorKernelOp::create(b, l);
+    return Value(); // a statement: nothing to discard
   case B::AtomicAdd:
   case B::AtomicMax: {
     Value ptr = arg(0), value = arg(1), mask = arg(2);

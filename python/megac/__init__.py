@@ -23,16 +23,17 @@ def _extension():
     return rt
 
 
-def load(path):
-    """Load a .mgb bundle from a file path; returns a Module whose kernels are callable."""
+def load(path, early_launch=True):
+    """Load a .mgb bundle from a file path; returns a Module whose kernels are callable. early_launch=False
+    launches @early_launch kernels as every other kernel (after the prior kernel on the stream has ended)."""
     rt = _extension()
-    return Module(rt, rt.Bundle.from_file(str(path)))
+    return Module(rt, rt.Bundle.from_file(str(path)), early_launch=early_launch)
 
 
-def load_bytes(data, name="<bytes>"):
+def load_bytes(data, name="<bytes>", early_launch=True):
     """Load a bundle from its bytes (e.g. one embedded in a Python package)."""
     rt = _extension()
-    return Module(rt, rt.Bundle.from_bytes(bytes(data), name))
+    return Module(rt, rt.Bundle.from_bytes(bytes(data), name), early_launch=early_launch)
 
 
 from .compiler import CompiledModule, MegacError, clear_cache  # noqa: E402  (pure Python; no extension yet)

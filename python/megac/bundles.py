@@ -59,16 +59,23 @@ class Sequence:
             k(**launch_args(k, args))
 
 
-def sequence(ref_kernel, found, modules=None):
+def sequence(ref_kernel, found, modules=None, early_launch=True):
     """The Sequence of a reference's kernels from `found` ({kernel: path}, from index()); `modules` caches
-    loaded bundles by path across calls. KeyError names a kernel no bundle has."""
+    loaded bundles by path (and early_launch, megac.load's option) across calls. KeyError names a kernel no
+    bundle has."""
     from . import load
     modules = {} if modules is None else modules
     kernels = []
     for name in ref_kernel.launches:
         if name not in found:
             raise KeyError(f"no bundle has kernel '{name}' (needed by '{ref_kernel.name}')")
-        if found[name] not in modules:
-            modules[found[name]] = load(found[name])
-        kernels.append(modules[found[name]].kernel(name))
+        key = found[name] if early_launch else (found[name], "no early launch")
+        if key not in modules:
+            modules[key] = load(found[name], early_launch=early_launch)
+        kernels.append(modules[key].kernel(name))
     return Sequence(kernels)
+
+
+def has_early_launch(seq):
+    """Whether any kernel of a Sequence was compiled with @early_launch."""
+    return any(k.info.get("early_launch", False) for k in seq.kernels)

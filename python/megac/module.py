@@ -128,9 +128,10 @@ def _stream_handle(stream):
 class Module:
     """A bundle; its kernels are attributes. The GPU module is loaded on the first launch."""
 
-    def __init__(self, rt, bundle):
+    def __init__(self, rt, bundle, early_launch=True):
         self._rt = rt
         self.bundle = bundle
+        self.early_launch = early_launch
         self.manifest = json.loads(bundle.manifest_json)
         self.name = self.manifest.get("module", "")
         self._kernels = {k["name"]: Kernel(self, k) for k in self.manifest["kernels"]}
@@ -165,7 +166,7 @@ class Module:
 
     def _native_module(self):
         if self._native is None:
-            self._native = self._rt.load_module(self.bundle)
+            self._native = self._rt.load_module(self.bundle, early_launch=self.early_launch)
         return self._native
 
     def __repr__(self):

@@ -232,11 +232,13 @@ def select_shapes(shapes, spec, what="shape"):
 
 def make_sets(make_args, min_bytes=ROTATE_MIN_BYTES, max_sets=256, distinct=4):
     """Argument sets for timing, allocated before any timing: enough that they total min_bytes (at most
-    max_sets). The first `distinct` come from make_args(), the rest are device copies of those (fresh memory,
+    max_sets), and at least two when min_bytes > 0, so that consecutive launches never share buffers (a
+    kernel launched early, before the one ahead of it ends, reads its inputs while that one still writes
+    its own). The first `distinct` come from make_args(), the rest are device copies of those (fresh memory,
     same values), which is much faster than drawing new random inputs."""
     first = make_args()
     per_set = max(tensor_bytes(first), 1)
-    n_sets = max(1, min(max_sets, math.ceil(min_bytes / per_set)))
+    n_sets = max(1 if min_bytes <= 0 else 2, min(max_sets, math.ceil(min_bytes / per_set)))
     sets = [first] + [make_args() for _ in range(min(distinct, n_sets) - 1)]
     while len(sets) < n_sets:
         sets.append(_clone(sets[len(sets) % distinct]))

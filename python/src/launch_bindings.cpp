@@ -43,13 +43,16 @@ void bindLaunch(py::module_ &m) {
          py::arg("grid") = py::none(),
          "Launch on a CUstream handle (0: the legacy default stream); no synchronization.");
 
-  m.def("load_module", [](const Bundle &bundle, int device, bool allowPtxJit) {
+  m.def("load_module", [](const Bundle &bundle, int device, bool allowPtxJit, bool earlyLaunch) {
     LoadOptions options;
     options.device = device;
     options.allowPtxJit = allowPtxJit;
+    options.earlyLaunch = earlyLaunch;
     return Module::load(bundle, bundle.manifest.module, options);
   }, py::arg("bundle"), py::arg("device") = -1, py::arg("allow_ptx_jit") = true,
-     "Load a bundle into the current context (or device `device`'s primary context).");
+     py::arg("early_launch") = true,
+     "Load a bundle into the current context (or device `device`'s primary context); early_launch: "
+     "launch @early_launch kernels with programmatic stream serialization.");
 }
 
 } // namespace megac::python

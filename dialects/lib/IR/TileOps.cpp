@@ -159,6 +159,15 @@ LogicalResult StoreOp::verify() {
   return verifyMask(*this, getPtr(), getMask());
 }
 
+LogicalResult WaitPriorKernelOp::verify() {
+  // The wait is a no-op unless the runtime launched the kernel early, which
+  // it does only for kernels marked so (the manifest's early_launch).
+  Operation *func = (*this)->getParentWithTrait<OpTrait::IsIsolatedFromAbove>();
+  if (!func || !func->hasAttr(attr::kEarlyLaunch))
+    return emitOpError("needs a kernel with ") << attr::kEarlyLaunch;
+  return success();
+}
+
 LogicalResult AtomicRMWOp::verify() {
   if (getKind() != "add" && getKind() != "max")
     return emitOpError("kind must be add or max, got '") << getKind() << "'";

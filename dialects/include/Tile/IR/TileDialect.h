@@ -49,6 +49,10 @@ inline constexpr char kTileDivision[] = "tile.tile_division";
 // Unit: a thread's values of a sum, max or min combine pairwise, log2(n)
 // dependent steps instead of n - 1 (`@tree_reductions`).
 inline constexpr char kTreeReductions[] = "tile.tree_reductions";
+// Unit: launched while the kernel before it on the stream still runs
+// (`@early_launch`, programmatic dependent launch); its tile.wait_prior_kernel
+// waits for that kernel.
+inline constexpr char kEarlyLaunch[] = "tile.early_launch";
 // Unit, on an arith.divf that tile-expand-fp8 made: its quotients only feed an
 // FP8 rounding, so the lowering may use Tile/Quant/Fp8Quotient.h.
 inline constexpr char kFp8Quotient[] = "tile.fp8_quotient";

@@ -97,6 +97,18 @@ def Tile_AtomicRMWOp : Tile_Op<"atomic_rmw", [MemoryEffects<[MemRead, MemWrite]>
   let hasVerifier = 1;
 }
 
+def Tile_WaitPriorKernelOp : Tile_Op<"wait_prior_kernel", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "an @early_launch kernel waits for the kernel launched before it, then lets the next one launch";
+  let description = [{
+    Lowers to `griddepcontrol.wait` (the prior kernel on the stream has ended
+    and its memory is visible) and `griddepcontrol.launch_dependents` (the next
+    kernel, launched early, may start). Memory effects on everything, so no
+    load or store moves across it. Only in a func with `tile.early_launch`.
+  }];
+  let assemblyFormat = "attr-dict";
+  let hasVerifier = 1;
+}
+
 def Tile_ReduceOp : Tile_Op<"reduce", [Pure]> {
   let summary = "reduce a tile along one axis (sum, max, min, argmax, argmin)";
   let description = [{

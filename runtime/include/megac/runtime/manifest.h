@@ -58,6 +58,10 @@ struct KernelInfo {
   std::array<std::string, 3> grid = {"1", "1", "1"};
   std::vector<ParamInfo> params;
   std::vector<VariantInfo> variants;
+  /// `@early_launch`: the kernel waits for the kernel before it on the stream
+  /// (griddepcontrol.wait), so it may be launched while that one still runs
+  /// (programmatic stream serialization; LoadOptions::earlyLaunch).
+  bool earlyLaunch = false;
 };
 
 struct ResourceUsage {
