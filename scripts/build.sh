@@ -12,5 +12,7 @@ for f in "$root"/kernels-dsl/*.mega; do
   name=$(basename "$f" .mega)
   "$build/compiler/tools/megac" "$f" -o "$root/out/bundles/$name.mgb"
 done
+# The GPU test of early launch (test/gpu/run_early_launch.py) runs these.
+"$build/compiler/tools/megac" "$root/test/gpu/early_launch.mega" -o "$root/out/bundles/early_launch.mgb"
 "$build/compiler/tools/megac" "$root"/kernels-dsl/*.mega --emit report
 echo "bundles: $root/out/bundles/"

@@ -18,6 +18,9 @@ tail -3 "$out/runtime_tests.log"
 echo "== launch overhead"
 build-gpu/runtime/megac-launch-bench > "$out/launch_overhead.json" 2>&1
 cat "$out/launch_overhead.json"
+echo "== early launch"
+PYTHONPATH=build-gpu/python python3 test/gpu/run_early_launch.py --bundle out/bundles/early_launch.mgb \
+  --out "$out" 2>&1 | tee "$out/early_launch.log"
 echo "== kernels"
 PYTHONPATH=build-gpu/python PYTHONUNBUFFERED=1 python3 test/gpu/run_gpu_tests.py \
   --bundles out/bundles --out "$out" ${kernels:+--kernels "$kernels"} 2>&1 | tee "$out/gpu_tests.log" | tail -40

@@ -355,7 +355,7 @@ void Sema::checkWaitPriorKernel(CallExpr &c) {
   }
   kernel_->explicitWait = true;
   if (firstWrite_)
-    error(*firstWrite_, "store before wait_prior_kernel() in an @early_launch kernel",
+    error(*firstWrite_, "store or atomic before wait_prior_kernel() in an @early_launch kernel",
           "the prior kernel may still read or write this memory: move the store after the "
           "wait (loads may stay above it)");
   firstWrite_.reset();

@@ -419,3 +419,13 @@ func.func @quantize_scheme(%x: tensor<128xf32>) {
   %q, %sc = tile.quantize "int8" %x : tensor<128xf32> -> tensor<64xi8>, tensor<4xf32>
   return
 }
+
+// -----
+
+// The wait is a no-op unless the runtime launches the kernel early, which it
+// does only for kernels marked so.
+func.func @wait_prior_kernel_not_early() {
+  // expected-error @+1 {{needs a kernel with tile.early_launch}}
+  tile.wait_prior_kernel
+  return
+}

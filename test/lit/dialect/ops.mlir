@@ -61,3 +61,11 @@ func.func @layouts(%x: tensor<128xf32, #tile.blocked<spt = [4], tpw = [32], wpc 
   %r = tile.reduce "max" %y {axis = 1 : i32} : tensor<64x64xf32, #tile.blocked<spt = [1, 4], tpw = [2, 16], wpc = [4, 1], order = [1, 0]>> -> tensor<64xf32, #tile.slice<dim = 1, parent = <spt = [1, 4], tpw = [2, 16], wpc = [4, 1], order = [1, 0]>>>
   return
 }
+
+// CHECK-LABEL: func.func @early
+// CHECK-SAME: tile.early_launch
+// CHECK-NEXT: tile.wait_prior_kernel
+func.func @early() attributes {tile.early_launch} {
+  tile.wait_prior_kernel
+  return
+}

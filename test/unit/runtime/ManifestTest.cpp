@@ -101,6 +101,26 @@ TEST(Manifest, VariantGridAndWarpsRoundTrip) {
   EXPECT_FALSE(changed == m);
 }
 
+// early_launch is written only when true (other bundles keep their bytes),
+// read back, and absent reads as false.
+TEST(Manifest, EarlyLaunchRoundTrip) {
+  Manifest m = test::sampleBundle().manifest;
+  std::string plain = manifestToJson(m);
+  EXPECT_EQ(plain.find("early_launch"), std::string::npos) << plain;
+  EXPECT_FALSE(parseManifest(plain, "rt").kernels[0].earlyLaunch);
+  m.kernels[0].earlyLaunch = true;
+  std::string text = manifestToJson(m);
+  EXPECT_NE(text.find("\"early_launch\": true"), std::string::npos) << text;
+  Manifest back = parseManifest(text, "rt");
+  EXPECT_TRUE(back.kernels[0].earlyLaunch);
+  EXPECT_EQ(back, m);
+  EXPECT_FALSE(back == parseManifest(plain, "rt"));
+  size_t at = text.find("\"early_launch\": true");
+  std::string wrong = text;
+  wrong.replace(at, 21, "\"early_launch\": 1");
+  EXPECT_NE(errorOf(wrong).find("kernels[0].early_launch"), std::string::npos) << errorOf(wrong);
+}
+
 TEST(Manifest, EqualityNoticesADifference) {
   Manifest a = test::sampleBundle().manifest;
   Manifest b = a;

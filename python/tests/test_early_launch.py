@@ -1,0 +1,57 @@
+"""@early_launch on the CPU: the manifest says which kernels may be launched early, and the Python package passes
+the choice (megac.load(early_launch=...)) to the runtime. On the GPU: test_early_launch_gpu.py."""
+import json
+import os
+
+import pytest
+
+import megac
+from megac import bundles
+from megac.module import Module
+
+ROOT = os.environ.get("MEGAC_SOURCE_DIR") or os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+SOURCE = os.path.join(ROOT, "test", "gpu", "early_launch.mega")
+
+
+class FakeRuntime:
+    def __init__(self):
+        self.calls = []
+
+    def load_module(self, bundle, early_launch=True):
+        self.calls.append(early_launch)
+        return object()
+
+
+class FakeBundle:
+    manifest_json = json.dumps({"module": "m", "kernels": [
+        {"name": "early", "params": [], "early_launch": True},
+        {"name": "plain", "params": []}]})
+
+
+@pytest.mark.parametrize("early", [True, False])
+def test_module_passes_the_choice_to_the_runtime(early):
+    rt = FakeRuntime()
+    mod = Module(rt, FakeBundle(), early_launch=early)
+    mod._native_module()
+    mod._native_module()  # loaded once
+    assert rt.calls == [early]
+
+
+def test_module_launches_early_by_default():
+    rt = FakeRuntime()
+    Module(rt, FakeBundle())._native_module()
+    assert rt.calls == [True]
+
+
+def test_has_early_launch_looks_at_every_kernel():
+    mod = Module(FakeRuntime(), FakeBundle())
+    assert bundles.has_early_launch(bundles.Sequence([mod.plain, mod.early]))
+    assert not bundles.has_early_launch(bundles.Sequence([mod.plain]))
+
+
+def test_compiled_manifest_marks_early_kernels():
+    pytest.importorskip("megac._compiler", reason="megac._compiler not built")
+    cm = megac.compile(SOURCE, ptxas=False)
+    marked = {k["name"]: k.get("early_launch", False) for k in cm.manifest["kernels"]}
+    assert marked == {"el_fill": True, "el_probe": True}
+    assert "griddepcontrol.wait;" in cm.ptx["sm_90a"]
