@@ -7,7 +7,9 @@
         [--megac-compile-ms FILE]
 
 For every kernel (every reference in megac.reference, those with a megac bundle first) and every shape of its
-BENCH_SHAPES: megac, Triton (bench/triton_kernels.py), torch eager and torch.compile (bench/torch_impls.py).
+BENCH_SHAPES: megac (every kernel launched plainly, as Triton's are), megac.early (the same bundle with its
+@early_launch kernels launched early; only where it has one), Triton (bench/triton_kernels.py), torch eager and
+torch.compile (bench/torch_impls.py).
 Method (megac.testing.Timer): CUDA graphs; argument sets made before timing and shared by the
 implementations; every launch reads cold inputs (sets rotated past 3x L2, or an L2 scrub between passes that
 is timed separately and subtracted); the implementations of a shape are timed in turn, `--rounds` rounds of

@@ -121,11 +121,11 @@ class CompiledModule:
             f.write(self.bundle)
         return path
 
-    def load(self):
+    def load(self, early_launch=True):
         """The runtime module (megac.load_bytes): kernels callable on torch CUDA tensors. Needs the runtime
-        extension; launching needs a GPU."""
+        extension; launching needs a GPU. early_launch as megac.load's."""
         from . import load_bytes
-        return load_bytes(self.bundle, self.name)
+        return load_bytes(self.bundle, self.name, early_launch=early_launch)
 
     def __repr__(self):
         src = f", cached={self.cached}" if self.cached else ""
