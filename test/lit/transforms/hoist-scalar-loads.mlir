@@ -66,3 +66,23 @@ func.func @in_a_loop(%x: !tile.ptr<f32>, %n: i32) attributes {tile.kernel} {
   tile.store %x, %sum : !tile.ptr<f32>, f32
   return
 }
+
+// -----
+
+// A wait for the prior kernel counts as a write: a scalar load below it
+// moves up to just after it, never above it.
+// CHECK-LABEL: func.func @below_a_wait
+// CHECK: math.exp
+// CHECK: tile.wait_prior_kernel
+// CHECK-NEXT: tile.load %arg1
+// CHECK: arith.addf
+func.func @below_a_wait(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>) attributes {tile.kernel, tile.early_launch} {
+  %a = tile.load %x : !tile.ptr<f32> -> f32
+  %e = math.exp %a : f32
+  tile.wait_prior_kernel
+  %f = math.exp %e : f32
+  %b = tile.load %y : !tile.ptr<f32> -> f32
+  %s = arith.addf %f, %b : f32
+  tile.store %x, %s : !tile.ptr<f32>, f32
+  return
+}
