@@ -143,6 +143,8 @@ public:
     if (out.numWarps > 32)
       fail(path + ".num_warps",
            "at most 32 (1024 threads), found " + std::to_string(out.numWarps));
+    if (const Value *early = optional(v, path, "early_launch", Value::Kind::Bool))
+      out.earlyLaunch = early->asBool();
     if (const Value *grid = optional(v, path, "grid", Value::Kind::Array)) {
       out.grid = strings(*grid, path + ".grid");
       if (out.grid.size() != 3)
@@ -275,6 +277,8 @@ Value variantToJson(const VariantInfo &var) {
     v.set("num_warps", Value::integer(var.numWarps));
   if (!var.grid.empty())
     v.set("grid", stringArray(var.grid));
+  if (var.earlyLaunch)
+    v.set("early_launch", Value::boolean(*var.earlyLaunch));
   return v;
 }
 
@@ -358,8 +362,9 @@ bool operator==(const ParamInfo &a, const ParamInfo &b) {
 }
 
 bool operator==(const VariantInfo &a, const VariantInfo &b) {
-  return std::tie(a.name, a.symbol, a.maxnreg, a.minCtasPerSm, a.when, a.numWarps, a.grid) ==
-         std::tie(b.name, b.symbol, b.maxnreg, b.minCtasPerSm, b.when, b.numWarps, b.grid);
+  return std::tie(a.name, a.symbol, a.maxnreg, a.minCtasPerSm, a.when, a.numWarps, a.grid,
+                  a.earlyLaunch) == std::tie(b.name, b.symbol, b.maxnreg, b.minCtasPerSm, b.when,
+                                             b.numWarps, b.grid, b.earlyLaunch);
 }
 
 bool operator==(const KernelInfo &a, const KernelInfo &b) {

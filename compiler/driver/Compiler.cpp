@@ -254,7 +254,7 @@ void buildManifest(const fe::Module &mod, const CompileResult &result,
     auto addVariant = [&](const std::string &name, const std::string &symbol,
                           std::optional<int64_t> maxnreg,
                           std::optional<int64_t> minCtas, const fe::Expr *when,
-                          std::optional<int64_t> numWarps) {
+                          std::optional<int64_t> numWarps, std::optional<bool> early) {
       rt::VariantInfo v;
       v.name = name;
       v.symbol = symbol;
@@ -263,6 +263,8 @@ void buildManifest(const fe::Module &mod, const CompileResult &result,
       v.when = when ? fe::manifestExpr(*when) : "";
       if (numWarps && *numWarps != k.numWarps)
         v.numWarps = int(*numWarps);
+      if (early && *early != k.earlyLaunch)
+        v.earlyLaunch = *early;
       // A variant whose constants change the grid launches its own.
       auto body = bodies.find(symbol);
       if (body != bodies.end()) {
@@ -279,8 +281,9 @@ void buildManifest(const fe::Module &mod, const CompileResult &result,
       addVariant(v.name, variantSymbol(k.name, v.name),
                  v.maxnreg ? v.maxnreg : k.maxnreg,
                  v.minCtasPerSm ? v.minCtasPerSm : k.minCtasPerSm, v.when.get(),
-                 v.numWarps);
-    addVariant("default", k.name, k.maxnreg, k.minCtasPerSm, nullptr, std::nullopt);
+                 v.numWarps, v.earlyLaunch);
+    addVariant("default", k.name, k.maxnreg, k.minCtasPerSm, nullptr, std::nullopt,
+               std::nullopt);
     m.kernels.push_back(std::move(info));
   }
 }

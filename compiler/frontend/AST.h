@@ -484,7 +484,7 @@ struct AttributeSyntax {
 };
 
 /// `@variant(name, maxnreg = N, min_ctas_per_sm = N, num_warps = N,
-/// tile_division = 0|1, tree_reductions = 0|1, when = cond)`: an alternative
+/// tile_division = 0|1, tree_reductions = 0|1, early_launch = 0|1, when = cond)`: an alternative
 /// compilation picked at launch when `when` holds (over scalar params,
 /// constants, `ctas` and `sms`).
 struct Variant {
@@ -493,6 +493,7 @@ struct Variant {
   std::optional<int64_t> numWarps, maxnreg, minCtasPerSm;
   std::optional<bool> tileDivision;   // unset: the kernel's
   std::optional<bool> treeReductions; // unset: the kernel's
+  std::optional<bool> earlyLaunch;    // unset: the kernel's
   ExprPtr when; // null: always eligible
   /// Constants (module constants or the kernel's compile-time params) with
   /// other values in this variant, e.g. BLOCK = 2048: the driver compiles the

@@ -351,6 +351,7 @@ void Sema::checkVariant(KernelDecl &k, AttributeSyntax &a) {
     // Flags of the kernel's that a variant turns on (1) or off (0).
     if (std::optional<bool> *flag = arg.name == "tile_division"     ? &v.tileDivision
                                     : arg.name == "tree_reductions" ? &v.treeReductions
+                                    : arg.name == "early_launch"    ? &v.earlyLaunch
                                                                     : nullptr) {
       std::optional<int64_t> value = constInt(arg.value, "the value");
       if (value && *value != 0 && *value != 1)
@@ -372,7 +373,7 @@ void Sema::checkVariant(KernelDecl &k, AttributeSyntax &a) {
     if (!slot) {
       error(arg.name.empty() ? arg.value->range : arg.nameRange,
             "@variant takes keywords maxnreg, min_ctas_per_sm, num_warps, "
-            "tile_division, tree_reductions, when, or the name of a constant to give "
+            "tile_division, tree_reductions, early_launch, when, or the name of a constant to give "
             "another value",
             "@variant(small, BLOCK = 2048, when = H <= 2048)");
       continue;

@@ -124,6 +124,7 @@ private:
   bool failed_ = false;
   bool returned = false; // the current block ended with `return;`
   int64_t numWarps = 4;  // of the kernel being emitted
+  bool earlyLaunch = false; // of the kernel being emitted: its waits are emitted
 };
 
 OwningOpRef<ModuleOp> IRGen::run(const fe::Module &module,
@@ -157,6 +158,7 @@ LogicalResult IRGen::emitKernel(const fe::KernelDecl &body,
   std::optional<int64_t> minCtas = v && v->minCtasPerSm ? v->minCtasPerSm : k.minCtasPerSm;
   bool tileDivision = v && v->tileDivision ? *v->tileDivision : k.tileDivision;
   bool treeReductions = v && v->treeReductions ? *v->treeReductions : k.treeReductions;
+  bool early = v && v->earlyLaunch ? *v->earlyLaunch : k.earlyLaunch;
   // A variant runs only when its `when` holds: its divisibility facts hold
   // in its body (frontend/WhenFacts.h).
   std::map<int, int64_t> divisors;
@@ -165,6 +167,7 @@ LogicalResult IRGen::emitKernel(const fe::KernelDecl &body,
   vars.clear();
   returned = false;
   this->numWarps = warps;
+  this->earlyLaunch = early;
   SmallVector<Type> params;
   for (const fe::ParamDecl &p : body.params)
     params.push_back(toMLIR(p.var->type));
@@ -183,7 +186,7 @@ LogicalResult IRGen::emitKernel(const fe::KernelDecl &body,
     func->setAttr(tile::attr::kTileDivision, b.getUnitAttr());
   if (treeReductions)
     func->setAttr(tile::attr::kTreeReductions, b.getUnitAttr());
-  if (k.earlyLaunch)
+  if (early)
     func->setAttr(tile::attr::kEarlyLaunch, b.getUnitAttr());
   if (maxnreg)
     func->setAttr(tile::attr::kMaxNReg, b.getI32IntegerAttr(int32_t(*maxnreg)));
@@ -209,7 +212,7 @@ LogicalResult IRGen::emitKernel(const fe::KernelDecl &body,
   b.setInsertionPointToStart(entry);
   // Without its own wait_prior_kernel() call, an @early_launch kernel waits
   // before anything else: only its launch overlaps the prior kernel.
-  if (k.earlyLaunch && !body.explicitWait)
+  if (early && !body.explicitWait)
     tile::WaitPriorKernelOp::create(b, loc(body.range));
   if (failed(emitBlock(body.body)) || failed_)
     return failure();
@@ -631,7 +634,9 @@ Value IRGen::emitCall(const fe::CallExpr &e) {
     return ptr; // statements discard it
   }
   case B::WaitPriorKernel:
-    tile::WaitPriorKernelOp::create(b, l);
+    // A variant with early_launch = 0 is launched plainly: no wait.
+    if (earlyLaunch)
+      tile::WaitPriorKernelOp::create(b, l);
     return Value(); // a statement: nothing to discard
   case B::AtomicAdd:
   case B::AtomicMax: {

@@ -77,5 +77,6 @@ def sequence(ref_kernel, found, modules=None, early_launch=True):
 
 
 def has_early_launch(seq):
-    """Whether any kernel of a Sequence was compiled with @early_launch."""
-    return any(k.info.get("early_launch", False) for k in seq.kernels)
+    """Whether any kernel of a Sequence, or any of its variants, was compiled with @early_launch."""
+    return any(k.info.get("early_launch", False) or any(v.get("early_launch", False) for v in k.info.get("variants", []))
+               for k in seq.kernels)

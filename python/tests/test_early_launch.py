@@ -25,7 +25,8 @@ class FakeRuntime:
 class FakeBundle:
     manifest_json = json.dumps({"module": "m", "kernels": [
         {"name": "early", "params": [], "early_launch": True},
-        {"name": "plain", "params": []}]})
+        {"name": "plain", "params": []},
+        {"name": "plain_with_early_variant", "params": [], "variants": [{"name": "few", "early_launch": True}]}]})
 
 
 @pytest.mark.parametrize("early", [True, False])
@@ -43,10 +44,11 @@ def test_module_launches_early_by_default():
     assert rt.calls == [True]
 
 
-def test_has_early_launch_looks_at_every_kernel():
+def test_has_early_launch_looks_at_every_kernel_and_variant():
     mod = Module(FakeRuntime(), FakeBundle())
     assert bundles.has_early_launch(bundles.Sequence([mod.plain, mod.early]))
     assert not bundles.has_early_launch(bundles.Sequence([mod.plain]))
+    assert bundles.has_early_launch(bundles.Sequence([mod.plain_with_early_variant]))
 
 
 def test_compiled_manifest_marks_early_kernels():

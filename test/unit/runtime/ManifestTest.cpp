@@ -115,6 +115,15 @@ TEST(Manifest, EarlyLaunchRoundTrip) {
   EXPECT_TRUE(back.kernels[0].earlyLaunch);
   EXPECT_EQ(back, m);
   EXPECT_FALSE(back == parseManifest(plain, "rt"));
+  // A variant's own choice, where it differs, is written and read back.
+  Manifest variants = m;
+  variants.kernels[0].variants[0].earlyLaunch = false;
+  std::string withVariant = manifestToJson(variants);
+  EXPECT_NE(withVariant.find("\"early_launch\": false"), std::string::npos) << withVariant;
+  Manifest variantsBack = parseManifest(withVariant, "rt");
+  EXPECT_EQ(variantsBack, variants);
+  EXPECT_EQ(variantsBack.kernels[0].variants[0].earlyLaunch, std::optional<bool>(false));
+  EXPECT_FALSE(variantsBack == m);
   size_t at = text.find("\"early_launch\": true");
   std::string wrong = text;
   wrong.replace(at, 21, "\"early_launch\": 1");

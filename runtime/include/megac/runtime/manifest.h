@@ -13,6 +13,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -49,6 +50,9 @@ struct VariantInfo {
   /// The variant's own grid, when its constants change the kernel's (empty:
   /// the kernel's grid).
   std::vector<std::string> grid;
+  /// Whether this variant is launched early, when it differs from the
+  /// kernel's early_launch (unset: the kernel's).
+  std::optional<bool> earlyLaunch;
 };
 
 struct KernelInfo {
