@@ -52,6 +52,8 @@ def _attn_rows(s, grid):
 EXPECTED = {
     "shared_act_quant": ("shared_act_quant", _shared_act_quant),
     "gdn_core": ("gdn_core", _gdn_core),
+    # beyond 12 CTAs an SM the wait of @early_launch costs more than it saves: launched plainly, no wait
+    "gdn_conv": ("gdn_conv", lambda s, g: "many_ctas" if g[0] * g[1] * g[2] > 12 * SMS else "default"),
     # few heads in all: 8 rows a program, twice the CTAs (gdn_verify.mega)
     "gdn_verify": ("gdn_verify", lambda s, g: "rows8" if s["B"] * s["HV"] <= 16 else "default"),
     "group_quant": ("group_quant", lambda s, g: "wide" if s["M"] * s["K"] >= 1 << 24 else "default"),
