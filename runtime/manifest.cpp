@@ -367,6 +367,12 @@ bool operator==(const VariantInfo &a, const VariantInfo &b) {
                                              b.numWarps, b.grid, b.earlyLaunch);
 }
 
+bool launchesEarly(const KernelInfo &kernel, size_t variant) {
+  return variant < kernel.variants.size()
+             ? kernel.variants[variant].earlyLaunch.value_or(kernel.earlyLaunch)
+             : kernel.earlyLaunch;
+}
+
 bool operator==(const KernelInfo &a, const KernelInfo &b) {
   return std::tie(a.name, a.numWarps, a.sharedBytes, a.grid, a.params, a.variants,
                   a.earlyLaunch) == std::tie(b.name, b.numWarps, b.sharedBytes, b.grid,

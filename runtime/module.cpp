@@ -242,9 +242,7 @@ void Kernel::launch(const Arg *args, size_t count, void *stream,
   if (c.empty())
     return;
   CUfunction fn = e.functions[firstFunction_ + size_t(c.variant)];
-  const KernelInfo &info = signature_.info();
-  bool early = info.variants[size_t(c.variant)].earlyLaunch.value_or(info.earlyLaunch) &&
-               module_->options_.earlyLaunch;
+  bool early = launchesEarly(signature_.info(), size_t(c.variant)) && module_->options_.earlyLaunch;
   if (early) {
     // Programmatic stream serialization: the launch may begin once the prior
     // kernel on the stream has passed its griddepcontrol.launch_dependents

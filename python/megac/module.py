@@ -91,7 +91,8 @@ class Kernel:
         return out
 
     def prepare(self, *args, sms=132, grid=None, **kwargs):
-        """What a launch would do (grid, block, variant) without launching: needs no GPU."""
+        """What a launch would do (grid, block, variant, and whether that variant is compiled to be launched early)
+        without launching: needs no GPU."""
         sig = self._module._signature(self.name)
         if callable(grid):
             named = dict(zip((p["name"] for p in self.params), args))

@@ -75,6 +75,8 @@ py::dict prepareToDict(const KernelSignature &sig, const LaunchConfig &c) {
                      ? std::string()
                      : sig.info().variants[size_t(c.variant)].name;
   d["empty"] = c.empty();
+  // Compiled to be launched early (megac.load(early_launch=False) still launches it plainly).
+  d["early_launch"] = launchesEarly(sig.info(), size_t(c.variant));
   return d;
 }
 

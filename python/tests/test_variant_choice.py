@@ -130,6 +130,24 @@ def test_each_shape_launches_the_measured_variant(name, kernels):
     assert not wrong, f"{name}: " + "; ".join(wrong)
 
 
+# kernel -> the variants compiled to be launched early (@early_launch, less a variant's early_launch = 0)
+EARLY = {"gdn_core": {"default", "cap168", "rows4", "rows8"}, "gdn_conv": {"default"}}
+
+
+@pytest.mark.parametrize("name", sorted(EARLY))
+def test_each_shape_launches_early_where_measured(name, kernels):
+    kernel, entry = kernels[name]
+    for shape in _shapes(reference.get(name)):
+        launch = _launch(kernel, entry, shape)
+        assert launch["early_launch"] == (launch["variant"] in EARLY[name]), f"{name} {shape}: {launch}"
+
+
+def test_no_other_kernel_launches_early(kernels):
+    early = {name for name, (_, entry) in kernels.items()
+             if entry.get("early_launch") or any(v.get("early_launch") for v in entry["variants"])}
+    assert early == set(EARLY)
+
+
 def test_every_kernel_with_variants_is_covered(kernels):
     with_variants = {name for name, (_, entry) in kernels.items() if len(entry["variants"]) > 1}
     assert with_variants <= set(EXPECTED), f"add these to EXPECTED: {sorted(with_variants - set(EXPECTED))}"

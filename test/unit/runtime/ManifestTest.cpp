@@ -124,6 +124,9 @@ TEST(Manifest, EarlyLaunchRoundTrip) {
   EXPECT_EQ(variantsBack, variants);
   EXPECT_EQ(variantsBack.kernels[0].variants[0].earlyLaunch, std::optional<bool>(false));
   EXPECT_FALSE(variantsBack == m);
+  EXPECT_FALSE(launchesEarly(variantsBack.kernels[0], 0)); // its own choice
+  EXPECT_TRUE(launchesEarly(variantsBack.kernels[0], 1));  // the kernel's
+  EXPECT_FALSE(launchesEarly(parseManifest(plain, "rt").kernels[0], 0));
   size_t at = text.find("\"early_launch\": true");
   std::string wrong = text;
   wrong.replace(at, 21, "\"early_launch\": 1");

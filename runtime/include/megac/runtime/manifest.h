@@ -97,6 +97,11 @@ struct Manifest {
   const KernelInfo *findKernel(std::string_view name) const;
 };
 
+/// Whether variant `variant` of `kernel` was compiled to be launched early (it
+/// waits for the prior kernel itself): its own early_launch, else the
+/// kernel's. The runtime launches it so unless LoadOptions::earlyLaunch is off.
+bool launchesEarly(const KernelInfo &kernel, size_t variant);
+
 /// Throws ManifestError naming `source` (the bundle file) and the JSON path of
 /// the offending field, e.g. "kernels[0].params[2].dtype: unknown dtype 'f33'".
 Manifest parseManifest(std::string_view json, std::string_view source);
