@@ -61,7 +61,7 @@ class Sequence:
 
 def sequence(ref_kernel, found, modules=None, early_launch=True):
     """The Sequence of a reference's kernels from `found` ({kernel: path}, from index()); `modules` caches
-    loaded bundles by path (and early_launch, megac.load's option) across calls. KeyError names a kernel no
+    loaded bundles by (path, early_launch: megac.load's option) across calls. KeyError names a kernel no
     bundle has."""
     from . import load
     modules = {} if modules is None else modules
@@ -69,7 +69,7 @@ def sequence(ref_kernel, found, modules=None, early_launch=True):
     for name in ref_kernel.launches:
         if name not in found:
             raise KeyError(f"no bundle has kernel '{name}' (needed by '{ref_kernel.name}')")
-        key = found[name] if early_launch else (found[name], "no early launch")
+        key = (found[name], early_launch)
         if key not in modules:
             modules[key] = load(found[name], early_launch=early_launch)
         kernels.append(modules[key].kernel(name))
@@ -78,5 +78,5 @@ def sequence(ref_kernel, found, modules=None, early_launch=True):
 
 def has_early_launch(seq):
     """Whether any kernel of a Sequence, or any of its variants, was compiled with @early_launch."""
-    return any(k.info.get("early_launch", False) or any(v.get("early_launch", False) for v in k.info.get("variants", []))
-               for k in seq.kernels)
+    return any(k.info.get("early_launch", False) or
+               any(v.get("early_launch", False) for v in k.info.get("variants", [])) for k in seq.kernels)

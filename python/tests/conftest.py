@@ -1,3 +1,4 @@
+import importlib
 import importlib.util
 import os
 import sys
@@ -24,3 +25,19 @@ def load_bench_script(name):
 def bench_script():
     """load_bench_script, for tests of the bench scripts' logic."""
     return load_bench_script
+
+
+def gpu_script(name, bundle=None):
+    """test/gpu/<name>.py as a module, for the GPU tests that run it; skips the test unless MEGAC_BUNDLES names
+    a directory of bundles (holding `bundle`, when given), torch is installed and a CUDA device is visible
+    (CI has none of them)."""
+    bundles = os.environ.get("MEGAC_BUNDLES", "")
+    if not bundles:
+        pytest.skip("set MEGAC_BUNDLES=<dir of .mgb bundles> to run the kernels")
+    if bundle and not os.path.exists(os.path.join(bundles, bundle)):
+        pytest.skip(f"MEGAC_BUNDLES has no {bundle}")
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA device")
+    sys.path.insert(0, os.path.join(_ROOT, "test", "gpu"))
+    return importlib.import_module(name)

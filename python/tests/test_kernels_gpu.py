@@ -10,12 +10,11 @@ One test per (kernel, shape), by the same code as test/gpu/run_gpu_tests.py (whi
 results/ keeps). Skipped without MEGAC_BUNDLES or a CUDA device (CI has neither).
 """
 import os
-import sys
 import time
 
 import pytest
+from conftest import gpu_script
 
-ROOT = os.environ.get("MEGAC_SOURCE_DIR") or os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BUNDLES = os.environ.get("MEGAC_BUNDLES", "")
 
 
@@ -34,13 +33,7 @@ def _id(case):
 
 @pytest.fixture(scope="module")
 def gpu():
-    if not BUNDLES:
-        pytest.skip("set MEGAC_BUNDLES=<dir of .mgb bundles> to run the kernels")
-    torch = pytest.importorskip("torch")
-    if not torch.cuda.is_available():
-        pytest.skip("no CUDA device")
-    sys.path.insert(0, os.path.join(ROOT, "test", "gpu"))
-    import run_gpu_tests
+    run_gpu_tests = gpu_script("run_gpu_tests")
     from megac import bundles
     found, _ = bundles.index(BUNDLES)
     return run_gpu_tests, found, {}, int(time.time()) % 100000

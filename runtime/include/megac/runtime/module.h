@@ -3,8 +3,9 @@
 // A Module owns a bundle and loads its best image into each CUDA context that
 // launches from it (the device's primary context by default, which PyTorch
 // shares). Kernel::launch checks the arguments, then calls cuLaunchKernel
-// (cuLaunchKernelEx for an @early_launch kernel) on the caller's stream: no allocation and no synchronization, so launches can
-// be captured in CUDA graphs.
+// (cuLaunchKernelEx for a variant compiled to be launched early) on the
+// caller's stream: no allocation and no synchronization, so launches can be
+// captured in CUDA graphs.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MEGAC_RUNTIME_MODULE_H
@@ -27,11 +28,12 @@ struct LoadOptions {
   int device = -1;
   /// Whether PTX may be JIT-compiled when no cubin fits the device.
   bool allowPtxJit = true;
-  /// Whether kernels compiled with @early_launch are launched with
-  /// programmatic stream serialization (cuLaunchKernelEx): such a launch may
-  /// start while the prior kernel on the stream runs, and the kernel waits for
-  /// it at its wait_prior_kernel() (docs/runtime.md). Off: every launch waits
-  /// for the prior kernel to end, as cuLaunchKernel does.
+  /// Whether variants compiled to be launched early (launchesEarly) are
+  /// launched with programmatic stream serialization (cuLaunchKernelEx): such
+  /// a launch may start while the prior kernel on the stream runs, and the
+  /// kernel waits for it itself, at entry or at its wait_prior_kernel()
+  /// (docs/runtime.md). Off: every launch waits for the prior kernel to end,
+  /// as cuLaunchKernel does.
   bool earlyLaunch = true;
 };
 
