@@ -30,6 +30,8 @@ def main():
     p.add_argument("--cases", default=DEFAULT_CASES, help="space-separated kernel:NAME=INT,... cases")
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--repeats", type=int, default=10)
+    p.add_argument("--no-twins", action="store_true", help="time megac and Triton once each (no megac#2, "
+                   "triton#2): for comparing the --alt columns only")
     p.add_argument("--alt", action="append", default=[], metavar="NAME=DIR",
                    help="also time the kernels of the bundles in DIR (column NAME), e.g. the same PTX assembled "
                    "by another ptxas; repeatable")
@@ -48,7 +50,7 @@ def main():
         shape = testing.select_shapes(ref.bench_shapes, spec)[0]
         m, t = megac_impl(name, found, modules), triton_kernels.LAUNCHERS[name]
         for order in ("forward", "reverse"):
-            impls = {"megac": m, "triton": t, "megac#2": m, "triton#2": t}
+            impls = {"megac": m, "triton": t} if a.no_twins else {"megac": m, "triton": t, "megac#2": m, "triton#2": t}
             for alt, (alt_found, alt_modules) in alts.items():
                 fn = megac_impl(name, alt_found, alt_modules)
                 if fn is not None:

@@ -25,6 +25,8 @@ def _shared_act_quant(s, grid):
     small = s["M"] * s["I"] <= 1 << 20  # @tile_division pays on small grids only
     if s["I"] % 1024 == 0:
         return "row1024_small" if small else "row1024"
+    if s["I"] % 256 == 0 and not small:  # [4, 256] blocks: whole 512-byte rows a warp (I = 512)
+        return "r4c256"
     return "small" if small else "default"
 
 
