@@ -2,14 +2,16 @@
 """Does the position of an implementation in a round move its time? An A/A test of the benchmark's method.
 
 testing.compare() times a shape's implementations in turn, in rounds. At the small shapes (1.7-2 us a launch)
-megac and Triton differ by 20-60 ns, in either direction, even where their PTX is the same instruction for
-instruction (vector_add). This times each shape with every implementation twice (megac, triton, megac#2,
+megac and Triton differ by 20-60 ns, even where their SASS is nearly the same (vector_add). This times each shape with every implementation twice (megac, triton, megac#2,
 triton#2), once in that order and once reversed: if the position matters, megac/megac#2 and triton/triton#2
 differ, and the megac/Triton ratio moves with the order.
 
 usage (GPU machine, PYTHONPATH=build-gpu/python):
-    python3 bench/order_probe.py --bundles out/bundles --out DIR [--cases vector_add:n=65536,...]
-Writes DIR/order_probe.json and prints one line per case and order.
+    python3 bench/order_probe.py --bundles out/bundles --out DIR [--cases "vector_add:n=65536 group_quant:M=1,K=2048"]
+        [--alt NAME=DIR ...] [--no-twins] [--rounds 5] [--repeats 10]
+--alt adds a column per bundle directory (each checked against the reference at the shape first), for A/B of
+compiled alternatives in the same process. Writes DIR/order_probe.json and prints one line per case and order.
+First used in results/tuning_order_saq_882a290.md.
 """
 import argparse
 import json
