@@ -98,9 +98,12 @@ def megac_impl(name, found, modules, early_launch=False):
     ref_kernel = reference.get(name)
     if ref_kernel.launches[0] not in found:
         return None
-    run = bundles.sequence(ref_kernel, found, modules, early_launch=early_launch)
-    if early_launch and not bundles.has_early_launch(run):
+    # Whether there is an early column is the plain sequence's to say (loaded for the megac column, cached in
+    # `modules`): a bundle without an @early_launch kernel is not loaded a second time.
+    if early_launch and not bundles.has_early_launch(bundles.sequence(ref_kernel, found, modules,
+                                                                      early_launch=False)):
         return None
+    run = bundles.sequence(ref_kernel, found, modules, early_launch=early_launch)
     return lambda a: run(**a)
 
 
