@@ -270,6 +270,7 @@ private:
   LogicalResult lowerBlock(Block &block);
   LogicalResult lowerOp(Operation *op);
   LogicalResult lowerElementwise(Operation *op);
+  std::optional<std::vector<int64_t>> constantRunRepresentatives(Value v);
   LogicalResult lowerConstant(arith::ConstantOp op);
   LogicalResult lowerLoad(LoadOp op);
   LogicalResult lowerStore(StoreOp op);

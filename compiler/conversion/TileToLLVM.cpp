@@ -25,6 +25,8 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 
+#include <numeric>
+
 using namespace mlir;
 using namespace mlir::tile;
 
@@ -275,7 +277,20 @@ LogicalResult KernelLowering::lowerElementwise(Operation *op) {
     values[op->getResult(0)] = results[0];
     return success();
   }
+  // A comparison constant over runs of elements (a contiguous index against
+  // a bound it is a multiple of: `cols < N`, N multiple_of 16) is computed
+  // once a run a thread holds: LLVM cannot see that cols + 1 < N is cols < N.
+  std::optional<std::vector<int64_t>> same;
+  if (isa<arith::CmpIOp>(op))
+    same = constantRunRepresentatives(op->getResult(0));
+  if (same && int64_t(same->size()) != n)
+    same.reset();
   for (int64_t i = 0; i < n; ++i) {
+    if (same && (*same)[i] != i) {
+      for (unsigned r = 0; r < op->getNumResults(); ++r)
+        results[r].push_back(results[r][(*same)[i]]);
+      continue;
+    }
     OperationState state(loc, op->getName());
     for (Value v : op->getOperands())
       state.addOperands(reg(v, i));
@@ -290,6 +305,45 @@ LogicalResult KernelLowering::lowerElementwise(Operation *op) {
     values[op->getResult(r)] = results[r];
   return success();
 }
+// For each register of tile `v`, the first register of the thread that holds
+// an equal value by AxisInfo's constancy: along a dimension, elements in one
+// aligned run of `constancy` are equal, and a thread's registers of one
+// aligned run of gcd(constancy, sizePerThread) (its chunks start at multiples
+// of sizePerThread) lie in one such run. None when no two registers share.
+std::optional<std::vector<int64_t>> KernelLowering::constantRunRepresentatives(Value v) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type)
+    return std::nullopt;
+  const AxisInfo &info = axisInfo.get(v);
+  FailureOr<Dist> dist = distOf(v.getDefiningOp(), type);
+  if (failed(dist) || info.constancy.size() != dist->shape.size())
+    return std::nullopt;
+  // Per tile dimension: 0 when the whole dimension is equal, else the run
+  // length registers are grouped by (1: no grouping).
+  std::vector<int64_t> run(dist->shape.size(), 1);
+  bool shares = false;
+  for (unsigned d = 0; d < dist->shape.size(); ++d) {
+    int64_t c = info.constancy[d], extent = dist->shape[d];
+    int64_t spt = dist->blocked.sizePerThread[dist->parentDim(d)];
+    run[d] = c >= extent ? 0 : std::gcd(c, spt);
+    if (run[d] != 0 && extent % run[d] != 0)
+      run[d] = 1;
+    shares |= run[d] != 1;
+  }
+  if (!shares)
+    return std::nullopt;
+  std::map<std::vector<int64_t>, int64_t> first;
+  std::vector<int64_t> rep(dist->numRegs());
+  for (int64_t r = 0; r < dist->numRegs(); ++r) {
+    layout::Index off = dist->offset(r);
+    std::vector<int64_t> key;
+    for (unsigned d = 0; d < run.size(); ++d)
+      key.push_back(run[d] == 0 ? 0 : off[dist->parentDim(d)] / run[d]);
+    rep[r] = first.emplace(key, r).first->second;
+  }
+  return rep;
+}
+
 // bf16 -> f32 is exact: the bf16 bits become the f32's top half. Written as
 // that shift (not cvt.f32.bf16) so that LLVM sees through to the 32-bit words
 // the loads return: the high bf16 of a word widens with one and, the low one

@@ -259,21 +259,28 @@ AxisInfo AxisInfoAnalysis::compute(Value value) {
       info.scalarDivisibility = a.scalarDivisibility / *c;
     return info;
   }
-  if (auto cmp = dyn_cast<arith::CmpIOp>(op))
+  if (auto cmp = dyn_cast<arith::CmpIOp>(op)) {
+    // An aligned run of g consecutive integers [k g, k g + g) against a
+    // uniform bound B that g divides: x < B (and x >= B) is the same for the
+    // whole run. Not so for x <= B, x > B (the first element may equal B) or
+    // x == B, x != B: those keep the operands' own constancy.
+    using P = arith::CmpIPredicate;
+    P p = cmp.getPredicate();
+    bool runLeft = p == P::slt || p == P::ult || p == P::sge || p == P::uge;
+    bool runRight = p == P::sgt || p == P::ugt || p == P::sle || p == P::ule;
     return binary([&](const AxisInfo &a, const AxisInfo &b, AxisInfo &out) {
       for (size_t d = 0; d < rank; ++d) {
         int64_t c = gcd(a.constancy[d], b.constancy[d]);
-        // A contiguous run compared against a uniform bound flips at most at
-        // the bound, so it is constant over aligned groups that divide both.
-        if (b.constancy[d] == shape[d])
+        if (runLeft && b.constancy[d] == shape[d])
           c = std::max(c, gcd(gcd(a.contiguity[d], a.divisibility[d]),
                               b.divisibility[d]));
-        if (a.constancy[d] == shape[d])
+        if (runRight && a.constancy[d] == shape[d])
           c = std::max(c, gcd(gcd(b.contiguity[d], b.divisibility[d]),
                               a.divisibility[d]));
         out.constancy[d] = c;
       }
     });
+  }
   if (isa<arith::AndIOp, arith::OrIOp, arith::XOrIOp>(op))
     return binary([&](const AxisInfo &a, const AxisInfo &b, AxisInfo &out) {
       for (size_t d = 0; d < rank; ++d)
