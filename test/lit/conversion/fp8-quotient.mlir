@@ -1,11 +1,14 @@
 // RUN: megac-opt %s -tile-assign-layouts -tile-remove-layout-conversions -convert-tile-to-llvm=target=sm_90a | FileCheck %s
 
 // A divf that tile-expand-fp8 marked {tile.fp8_quotient}, by a shared
-// divisor: one reciprocal per distinct divisor, a range check on the divisor,
+// divisor: one reciprocal per distinct divisor (rcp.rn's fast path: the
+// approximate reciprocal and a fused Newton step), a range check on the divisor,
 // then per value min(|x|, 2^70) keeping NaN, a multiply, two fmas and
 // copysign; out of range, every value divides (llvm.fdiv).
 // CHECK-LABEL: llvm.func @shared_scale
-// CHECK: %[[Y:.*]] = llvm.fdiv %{{.*}}, %[[S:.*]] : f32
+// CHECK: %[[A:.*]] = llvm.call_intrinsic "llvm.nvvm.rcp.approx.ftz.f"(%[[S:.*]]) : (f32) -> f32
+// CHECK: %[[E:.*]] = llvm.intr.fma(%{{.*}}, %[[A]], %{{.*}})
+// CHECK: %[[Y:.*]] = llvm.intr.fma(%[[A]], %[[E]], %[[A]])
 // CHECK-DAG: llvm.fcmp "oge" %[[S]]
 // CHECK-DAG: llvm.fcmp "ole" %[[S]]
 // CHECK: llvm.cond_br
