@@ -412,10 +412,27 @@ LogicalResult KernelLowering::lowerMath(Operation *op) {
     return op->emitError(op->getName().getStringRef().drop_front(5))
            << " needs f32 or f64, got " << elem
            << "; hint: compute in f32, e.g. exp(x as f32)";
-  // @fast_math: libdevice's approximate f32 versions (ex2.approx, lg2.approx,
+  // @fast_math: exp and exp2 are one ex2.approx.ftz.f32 (exp after a
+  // multiply by log2(e)): results below 2^-126 flush to zero, which saves
+  // the three instructions a value that scale a denormal result in and out
+  // of the non-ftz ex2.approx.
+  bool fastMath = elem.isF32() && func->hasAttr(tile::attr::kFastMath);
+  if (fastMath && (base == "exp" || base == "exp2")) {
+    Regs out;
+    for (int64_t i = 0, n = numRegsOf(op->getOperand(0)); i < n; ++i) {
+      Value x = reg(op->getOperand(0), i);
+      if (base == "exp")
+        x = arith::MulFOp::create(b, loc, x, constant(b.getF32FloatAttr(1.4426950408889634f)));
+      out.push_back(LLVM::CallIntrinsicOp::create(b, loc, elem, b.getStringAttr("llvm.nvvm.ex2.approx.ftz.f"),
+                                                  ValueRange{x})
+                        .getResult(0));
+    }
+    values[op->getResult(0)] = out;
+    return success();
+  }
+  // @fast_math: libdevice's approximate f32 versions (lg2.approx,
   // tanh.approx), about 2 ulp, instead of the accurate ones.
-  bool fast = elem.isF32() && func->hasAttr(tile::attr::kFastMath) &&
-              llvm::is_contained({"exp", "log", "log2", "tanh"}, base);
+  bool fast = fastMath && llvm::is_contained({"log", "log2", "tanh"}, base);
   std::string callee =
       ((fast ? "__nv_fast_" : "__nv_") + base + (elem.isF32() ? "f" : "")).str();
   declareLibdevice(callee, elem, 1);

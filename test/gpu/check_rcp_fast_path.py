@@ -15,9 +15,10 @@ import torch
 import triton
 import triton.language as tl
 
-FAST = ("{ .reg .f32 r, e, n; rcp.approx.ftz.f32 r, $1; neg.f32 n, $1; "
-        "fma.rn.f32 e, n, r, 0f3F800000; fma.rn.f32 $0, r, e, r; }")
-EXACT = "rcp.rn.f32 $0, $1;"
+# (tl.constexpr: a jitted function reads only constexpr globals)
+FAST = tl.constexpr("{ .reg .f32 r, e, n; rcp.approx.ftz.f32 r, $1; neg.f32 n, $1; "
+                    "fma.rn.f32 e, n, r, 0f3F800000; fma.rn.f32 $0, r, e, r; }")
+EXACT = tl.constexpr("rcp.rn.f32 $0, $1;")
 
 
 @triton.jit
