@@ -48,7 +48,8 @@ LogicalResult KernelLowering::lowerFastDivide(arith::DivFOp op) {
 // one Newton step with fused operations, which is what ptxas makes of
 // rcp.rn for such s, without rcp.rn's check of s and branch to its slow path,
 // which the range check of the divisors already makes. Checked against
-// div.rn on the H200 for every f32 in the range (results/rcp_fast_path_*.md).
+// rcp.rn on the H200 for every normal f32 (test/gpu/check_rcp_fast_path.py,
+// results/rcp_fast_path_c6449d1.md).
 static Value reciprocalInRange(IROps &ops, Value s) {
   Value approx = LLVM::CallIntrinsicOp::create(ops.b, ops.loc, ops.b.getF32Type(),
                                                ops.b.getStringAttr("llvm.nvvm.rcp.approx.ftz.f"),
@@ -60,7 +61,7 @@ static Value reciprocalInRange(IROps &ops, Value s) {
 
 // An FP8 quantization's x / s (tile-expand-fp8 marks it): when the tile's
 // divisors are few (a per-tensor or per-group scale, one register reused),
-// one div.rn per distinct divisor gives its reciprocal and every quotient is
+// one reciprocal per distinct divisor (reciprocalInRange) and every quotient is
 // Tile/Quant/Fp8Quotient.h's five instructions. The path is taken only when
 // every divisor is in the range where that rounds to the same FP8 bytes as
 // IEEE division (one branch for the tile); otherwise, or when nearly every
