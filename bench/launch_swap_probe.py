@@ -16,7 +16,6 @@ usage (GPU machine, PYTHONPATH=build-gpu/python):
 Writes DIR/launch_swap_probe.json and each case's two cubins (DIR/CASE.megac.cubin, DIR/CASE.triton.cubin, for
 cuobjdump -sass), and prints one line per case.
 """
-import argparse
 import ctypes
 import json
 import os
@@ -146,23 +145,15 @@ def triton_raw(drv, launcher, args):
 
 
 def main():
-    p = argparse.ArgumentParser()
-    p.add_argument("--bundles", default="out/bundles")
-    p.add_argument("--out", required=True)
-    p.add_argument("--cases", default=DEFAULT_CASES, help="space-separated kernel:NAME=INT,... cases")
-    p.add_argument("--rounds", type=int, default=5)
-    p.add_argument("--repeats", type=int, default=10)
-    a = p.parse_args()
+    from order_probe import parse_cases, probe_options, time_shape
+    a = probe_options(DEFAULT_CASES).parse_args()
     os.makedirs(a.out, exist_ok=True)
     import triton_kernels
     from run_bench import check_impl, megac_impl
-    from megac import bundles, reference, testing
+    from megac import bundles
     found, _ = bundles.index(a.bundles)
     drv, modules, results = Driver(), {}, []
-    for case in a.cases.split():
-        name, spec = case.split(":")
-        ref = reference.get(name)
-        shape = testing.select_shapes(ref.bench_shapes, spec)[0]
+    for name, spec, ref, shape in parse_cases(a.cases):
         if len(ref.launches) != 1:
             print(f"{name}: {len(ref.launches)} launches, skipped")
             continue
@@ -171,21 +162,16 @@ def main():
             m_raw, m_info = megac_raw(drv, ref.launches[0], found, probe)
             t_raw, t_info = triton_raw(drv, triton_kernels.LAUNCHERS[name], probe)
         except Exception as e:  # one case's setup must not cost the others
-            print(f"{case}: no bare launch: {type(e).__name__}: {e}", flush=True)
+            print(f"{name}:{spec}: no bare launch: {type(e).__name__}: {e}", flush=True)
             continue
-        tag = re.sub(r"[^A-Za-z0-9_.-]", "_", case)
+        tag = re.sub(r"[^A-Za-z0-9_.-]", "_", f"{name}:{spec}")
         for who, info in (("megac", m_info), ("triton", t_info)):
             with open(os.path.join(a.out, f"{tag}.{who}.cubin"), "wb") as f:
                 f.write(info.pop("cubin"))
         impls = {"triton": triton_kernels.LAUNCHERS[name], "megac": megac_impl(name, found, modules),
                  "megac.raw": m_raw, "triton.raw": t_raw}
         checks = {n: check_impl(fn, ref, shape)[0] for n, fn in impls.items()}
-        rows = testing.compare([shape], lambda s: ref.inputs(**s, device="cuda", seed=5), impls,
-                               lambda s: ref.bytes_moved(**s), copy_bw=1.0, repeats=a.repeats, rounds=a.rounds,
-                               baseline="triton", log=None)
-        row = rows[0]
-        us = {n: round(row[n]["us"], 4) for n in impls if row[n].get("status") == "ok"}
-        ratio = {n: round(row[n]["ratio"], 4) for n in impls if "ratio" in row[n]}
+        us, ratio, _ = time_shape(ref, shape, impls, a)
         results.append({"kernel": name, "shape": shape, "us": us, "ratio_vs_triton": ratio, "checks": checks,
                         "megac_launch": m_info, "triton_launch": t_info})
         print(f"{name} {spec} us {us} ratio {ratio} checks {checks} megac {m_info} triton {t_info}", flush=True)

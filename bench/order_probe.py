@@ -25,13 +25,39 @@ DEFAULT_CASES = ("vector_add:n=65536 vector_add:n=1048576 group_quant:M=1,K=2048
                  "shared_act_quant:M=4096,I=512 hop_mid:M=512,H=2048 gdn_norm_gate:M=4096,HV=8")
 
 
-def main():
+def probe_options(default_cases):
+    """The options every probe script takes: the bundles, the output directory, the cases, rounds, repeats."""
     p = argparse.ArgumentParser()
     p.add_argument("--bundles", default="out/bundles")
     p.add_argument("--out", required=True)
-    p.add_argument("--cases", default=DEFAULT_CASES, help="space-separated kernel:NAME=INT,... cases")
+    p.add_argument("--cases", default=default_cases, help="space-separated kernel:NAME=INT,... cases")
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--repeats", type=int, default=10)
+    return p
+
+
+def parse_cases(cases):
+    """(kernel name, the shape spec as written, its reference, the benchmark shape) of each 'kernel:NAME=INT,...'."""
+    from megac import reference, testing
+    for case in cases.split():
+        name, spec = case.split(":")
+        ref = reference.get(name)
+        yield name, spec, ref, testing.select_shapes(ref.bench_shapes, spec)[0]
+
+
+def time_shape(ref, shape, impls, a):
+    """One testing.compare of `impls` at `shape` (ratios against "triton"): ({impl: us}, {impl: ratio}, the row)."""
+    from megac import testing
+    row = testing.compare([shape], lambda s: ref.inputs(**s, device="cuda", seed=5), impls,
+                          lambda s: ref.bytes_moved(**s), copy_bw=1.0, repeats=a.repeats, rounds=a.rounds,
+                          baseline="triton", log=None)[0]
+    ok = [k for k in impls if row[k].get("status") == "ok"]
+    return ({k: round(row[k]["us"], 4) for k in ok},
+            {k: round(row[k]["ratio"], 4) for k in ok if "ratio" in row[k]}, row)
+
+
+def main():
+    p = probe_options(DEFAULT_CASES)
     p.add_argument("--no-twins", action="store_true", help="time megac and Triton once each (no megac#2, "
                    "triton#2): for comparing the --alt columns only")
     p.add_argument("--alt", action="append", default=[], metavar="NAME=DIR",
@@ -41,15 +67,12 @@ def main():
     os.makedirs(a.out, exist_ok=True)
     import triton_kernels
     from run_bench import check_impl, megac_impl
-    from megac import bundles, reference, testing
+    from megac import bundles
     found, _ = bundles.index(a.bundles)
     modules = {}
     alts = {n: (bundles.index(d)[0], {}) for n, d in (x.split("=", 1) for x in a.alt)}
     results = []
-    for case in a.cases.split():
-        name, spec = case.split(":")
-        ref = reference.get(name)
-        shape = testing.select_shapes(ref.bench_shapes, spec)[0]
+    for name, spec, ref, shape in parse_cases(a.cases):
         m, t = megac_impl(name, found, modules), triton_kernels.LAUNCHERS[name]
         for order in ("forward", "reverse"):
             impls = {"megac": m, "triton": t} if a.no_twins else {"megac": m, "triton": t, "megac#2": m, "triton#2": t}
@@ -61,14 +84,8 @@ def main():
                     impls[alt] = fn
             if order == "reverse":
                 impls = dict(reversed(list(impls.items())))
-            rows = testing.compare([shape], lambda s: ref.inputs(**s, device="cuda", seed=5), impls,
-                                   lambda s: ref.bytes_moved(**s), copy_bw=1.0, repeats=a.repeats,
-                                   rounds=a.rounds, baseline="triton", log=None)
-            row = rows[0]
-            ok = [k for k in impls if row[k].get("status") == "ok"]
-            us = {k: round(row[k]["us"], 4) for k in ok}
-            ratios = {k: round(row[k]["ratio"], 4) for k in ok if "ratio" in row[k]}
-            for k in set(impls) - set(ok):
+            us, ratios, row = time_shape(ref, shape, impls, a)
+            for k in set(impls) - set(us):
                 print(f"{name} {spec} {k}: {row[k]}")
             results.append({"kernel": name, "shape": shape, "order": order, "us": us, "ratio_vs_triton": ratios})
             print(f"{name} {spec} {order:8s} us {us} ratios {ratios}", flush=True)

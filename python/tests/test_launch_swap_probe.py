@@ -51,3 +51,13 @@ def test_megac_kernel_parameters(probe):
     cm = megac.compile(os.path.join(root, "kernels-dsl", "vector_add.mega"), ptxas=False, cache=False)
     # x, y, out: pointers; n: i32
     assert probe.entry_params(cm.ptx["sm_90a"], "vector_add__vec4") == ["u64", "u64", "u64", "u32"]
+
+
+def test_probe_cases_pick_the_benchmark_shape(bench_script):
+    pytest.importorskip("torch", reason="the references need torch")
+    order_probe = bench_script("order_probe")
+    cases = list(order_probe.parse_cases("softmax_small:M=1,N=1024 group_quant:M=16,K=2048"))
+    assert [(name, spec, shape) for name, spec, _, shape in cases] == [
+        ("softmax_small", "M=1,N=1024", {"M": 1, "N": 1024}), ("group_quant", "M=16,K=2048", {"M": 16, "K": 2048})]
+    args = order_probe.probe_options("").parse_args(["--out", "o"])
+    assert (args.bundles, args.rounds, args.repeats) == ("out/bundles", 5, 10)
