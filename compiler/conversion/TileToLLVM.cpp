@@ -305,6 +305,7 @@ LogicalResult KernelLowering::lowerElementwise(Operation *op) {
     values[op->getResult(r)] = results[r];
   return success();
 }
+
 // For each register of tile `v`, the first register of the thread that holds
 // an equal value by AxisInfo's constancy: along a dimension, elements in one
 // aligned run of `constancy` are equal, and a thread's registers of one
