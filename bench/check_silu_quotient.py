@@ -9,6 +9,8 @@ usage (GPU machine, Triton installed): python3 bench/check_silu_quotient.py [--o
 """
 import argparse
 import json
+import os
+import sys
 
 import torch
 import triton
@@ -18,8 +20,9 @@ try:
 except ImportError:  # older layouts
     from triton.language.extra import libdevice
 
-RCP = tl.constexpr("{ .reg .f32 r, e, n; rcp.approx.ftz.f32 r, $1; neg.f32 n, $1; "
-                   "fma.rn.f32 e, n, r, 0f3F800000; fma.rn.f32 $0, r, e, r; }")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "test", "gpu"))
+from check_rcp_fast_path import FAST as RCP  # noqa: E402  (the compiler's reciprocal, as that check runs it)
+
 QUOTIENT = tl.constexpr("{ .reg .f32 q0, r, nq; mul.rn.f32 q0, $1, $3; neg.f32 nq, q0; "
                         "fma.rn.f32 r, nq, $2, $1; fma.rn.f32 $0, r, $3, q0; }")
 DIV_RN = tl.constexpr("div.rn.f32 $0, $1, $2;")

@@ -73,23 +73,21 @@ def megac_raw(drv, name, found, args):
     """fn(args) launching megac's cubin for kernel `name` bare, with the variant, grid and block the runtime
     picks for `args`' shape."""
     import megac
-    from megac import bundle
-    path = found[name]
-    kernel = megac.load(path, early_launch=False).kernel(name)
+    module = megac.load(found[name], early_launch=False)
+    kernel = module.kernel(name)
     names = kernel.param_names
     plan = kernel.prepare(**{p: args[p] for p in names})
-    b = bundle.read_file(path)
-    symbol = next((v["symbol"] for v in b.kernel(name).get("variants", []) if v["name"] == plan["variant"]), name)
-    types = entry_params(b.ptx("sm_90a"), symbol)
-    fn = drv.function(b.image("sm_90a", "cubin"), symbol)
+    symbol = next((v["symbol"] for v in kernel.info.get("variants", []) if v["name"] == plan["variant"]), name)
+    types = entry_params(module.ptx("sm_90a"), symbol)
+    cubin = module.bundle.image("sm_90a", "cubin")
+    fn = drv.function(cubin, symbol)
     grid, block = plan["grid"], plan["block"]
 
     def run(a):
         import torch
         drv.launch(fn, grid, block, plan["shared_bytes"], types,
                    [value_of(a[p]) for p in names], torch.cuda.current_stream().cuda_stream)
-    return run, {"symbol": symbol, "grid": grid, "block": block, "shared": plan["shared_bytes"],
-                 "cubin": b.image("sm_90a", "cubin")}
+    return run, {"symbol": symbol, "grid": grid, "block": block, "shared": plan["shared_bytes"], "cubin": cubin}
 
 
 def capture_triton(launcher, args):

@@ -43,25 +43,11 @@ LogicalResult KernelLowering::lowerFastDivide(arith::DivFOp op) {
   return success();
 }
 
-// RN(1 / s) for a normal s below 2^126 (the quotient path's divisors, in
-// [2^-56, 2^53]): rcp.rn.f32's own fast path, an approximate reciprocal and
-// one Newton step with fused operations, which is what ptxas makes of
-// rcp.rn for such s, without rcp.rn's check of s and branch to its slow path,
-// which the range check of the divisors already makes. Checked against
-// rcp.rn on the H200 for every normal f32 (test/gpu/check_rcp_fast_path.py,
-// results/rcp_fast_path_c6449d1.md).
-static Value reciprocalInRange(IROps &ops, Value s) {
-  Value approx = LLVM::CallIntrinsicOp::create(ops.b, ops.loc, ops.b.getF32Type(),
-                                               ops.b.getStringAttr("llvm.nvvm.rcp.approx.ftz.f"),
-                                               ValueRange{s})
-                     .getResult(0);
-  Value error = ops.fma(ops.neg(s), approx, ops.f32(1.0f)); // 1 - s * approx
-  return ops.fma(approx, error, approx);
-}
-
 // An FP8 quantization's x / s (tile-expand-fp8 marks it): when the tile's
 // divisors are few (a per-tensor or per-group scale, one register reused),
-// one reciprocal per distinct divisor (reciprocalInRange) and every quotient is
+// one reciprocal per distinct divisor (ieee::refinedReciprocal: rcp.rn's fast
+// path, RN(1 / s) in the range checked; rcp.rn's own check and slow-path
+// branch would repeat that check) and every quotient is
 // Tile/Quant/Fp8Quotient.h's five instructions. The path is taken only when
 // every divisor is in the range where that rounds to the same FP8 bytes as
 // IEEE division (one branch for the tile); otherwise, or when nearly every
@@ -73,10 +59,10 @@ LogicalResult KernelLowering::lowerFp8Quotient(arith::DivFOp op) {
     reciprocals.insert({reg(op.getRhs(), i), Value()});
   if (int64_t(reciprocals.size()) * 2 > n)
     return lowerIeeeDivide(op);
-  IROps ops{b, loc};
+  IRInverseOps ops{b, loc};
   Value inRange;
   for (auto &[s, y] : reciprocals) {
-    y = reciprocalInRange(ops, s);
+    y = ieee::refinedReciprocal(ops, s);
     Value ok = inClosedRange(s, quant::kMinDivisor, quant::kMaxDivisor);
     inRange = inRange ? arith::AndIOp::create(b, loc, inRange, ok).getResult() : ok;
   }

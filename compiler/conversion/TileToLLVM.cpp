@@ -420,10 +420,11 @@ LogicalResult KernelLowering::lowerMath(Operation *op) {
   bool fastMath = elem.isF32() && func->hasAttr(tile::attr::kFastMath);
   if (fastMath && (base == "exp" || base == "exp2")) {
     Regs out;
+    Value log2e = base == "exp" ? constant(b.getF32FloatAttr(1.4426950408889634f)) : Value();
     for (int64_t i = 0, n = numRegsOf(op->getOperand(0)); i < n; ++i) {
       Value x = reg(op->getOperand(0), i);
-      if (base == "exp")
-        x = arith::MulFOp::create(b, loc, x, constant(b.getF32FloatAttr(1.4426950408889634f)));
+      if (log2e)
+        x = arith::MulFOp::create(b, loc, x, log2e);
       out.push_back(LLVM::CallIntrinsicOp::create(b, loc, elem, b.getStringAttr("llvm.nvvm.ex2.approx.ftz.f"),
                                                   ValueRange{x})
                         .getResult(0));

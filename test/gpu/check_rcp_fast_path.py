@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Exhaustive check, on the GPU, of the reciprocal megac's FP8 quotient path computes (DivisionLowering.cpp,
-reciprocalInRange): rcp.approx.ftz.f32 and one Newton step with fused operations, against rcp.rn.f32, for every
-f32 from 2^-126 to 2^126 (both signs): the range in which it must equal rcp.rn bit for bit covers the quotient
-path's divisors, [2^-56, 2^53] (Tile/Quant/Fp8Quotient.h).
+Tile/Math/ExactQuotient.h's refinedReciprocal): rcp.approx.ftz.f32 and one Newton step with fused operations,
+against rcp.rn.f32, for every f32 from 2^-126 to 2^126 (both signs): the range in which it must equal rcp.rn bit
+for bit covers the quotient path's divisors, [2^-56, 2^53] (Tile/Quant/Fp8Quotient.h).
 
 usage (GPU machine, Triton installed): python3 test/gpu/check_rcp_fast_path.py [--out FILE.json]
 Exits 1 when any f32 in [2^-56, 2^53] differs.

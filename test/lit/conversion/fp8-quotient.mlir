@@ -6,7 +6,7 @@
 // then per value min(|x|, 2^70) keeping NaN, a multiply, two fmas and
 // copysign; out of range, every value divides (llvm.fdiv).
 // CHECK-LABEL: llvm.func @shared_scale
-// CHECK: %[[A:.*]] = llvm.call_intrinsic "llvm.nvvm.rcp.approx.ftz.f"(%[[S:.*]]) : (f32) -> f32
+// CHECK: %[[A:.*]] = nvvm.rcp.approx.ftz.f %[[S:.*]] : f32
 // CHECK: %[[E:.*]] = llvm.intr.fma(%{{.*}}, %[[A]], %{{.*}})
 // CHECK: %[[Y:.*]] = llvm.intr.fma(%[[A]], %[[E]], %[[A]])
 // CHECK-DAG: llvm.fcmp "oge" %[[S]]

@@ -3,7 +3,7 @@
 // value instead of div.rn.f32's ten with its slow-path check.
 //
 // Markstein's correction: with y = RN(1/s) (one per distinct s: rcp.rn's fast
-// path, DivisionLowering.cpp) and
+// path, Tile/Math/ExactQuotient.h's refinedReciprocal) and
 // q0 = RN(m * y), the remainder r = s * q0 - m is exact (one fma), and
 // q = RN(q0 - r * y) is the correctly rounded m / s, as long as nothing
 // overflows or underflows. Written once over an abstract set of operations,
