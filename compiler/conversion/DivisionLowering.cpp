@@ -78,10 +78,89 @@ LogicalResult KernelLowering::lowerFp8Quotient(arith::DivFOp op) {
   return success();
 }
 
-// An IEEE f32 division: under one check for the tile with @tile_division,
-// else div.rn.f32 a value.
+// An IEEE f32 division: silu's and sigmoid's under one check of their
+// argument, others under one check for the tile with @tile_division, else
+// div.rn.f32 a value.
 LogicalResult KernelLowering::lowerIeeeDivide(arith::DivFOp op) {
+  if (std::optional<LogisticQuotient> logistic = matchLogisticQuotient(op))
+    return lowerLogisticQuotient(op, *logistic);
   return func->hasAttr(tile::attr::kTileDivision) ? lowerTileDivide(op) : lowerElementwise(op);
+}
+
+// True when c is the f32 constant 1 (a scalar or a splat).
+static bool isOne(Value c) {
+  if (auto splat = c.getDefiningOp<SplatOp>())
+    c = splat.getOperand();
+  auto k = c.getDefiningOp<arith::ConstantOp>();
+  if (!k)
+    return false;
+  Attribute value = k.getValue();
+  if (auto dense = dyn_cast<SplatElementsAttr>(value))
+    value = dense.getSplatValue<Attribute>();
+  auto f = dyn_cast<FloatAttr>(value);
+  return f && f.getValueAsDouble() == 1.0;
+}
+
+// silu(x) = x / (1 + exp(-x)) and sigmoid(x) = 1 / (1 + exp(-x)), as IRGen
+// writes them: the argument x and which of the two.
+std::optional<KernelLowering::LogisticQuotient>
+KernelLowering::matchLogisticQuotient(arith::DivFOp op) {
+  auto add = op.getRhs().getDefiningOp<arith::AddFOp>();
+  if (!add)
+    return std::nullopt;
+  Value e = isOne(add.getLhs()) ? add.getRhs() : isOne(add.getRhs()) ? add.getLhs() : Value();
+  auto exp = e ? e.getDefiningOp<math::ExpOp>() : nullptr;
+  auto neg = exp ? exp.getOperand().getDefiningOp<arith::NegFOp>() : nullptr;
+  if (!neg)
+    return std::nullopt;
+  Value x = neg.getOperand();
+  if (op.getLhs() == x)
+    return LogisticQuotient{x, /*silu=*/true};
+  if (isOne(op.getLhs()))
+    return LogisticQuotient{x, /*silu=*/false};
+  return std::nullopt;
+}
+
+// silu's and sigmoid's divisions of several values a thread: exactQuotient
+// for all of them when every argument x is in range - |x| <= 87 for silu,
+// x >= -87 for sigmoid (ExactQuotient.h, kLogisticBound): one max or min a
+// value, one comparison, one branch - and otherwise silu's quotient for any x
+// (ieee::siluQuotientAnywhere: no subroutine call, so no registers held for
+// one) or sigmoid's div.rn (NaN fails the comparison). div.rn's own check and branch a value cost
+// shared_act_quant about 4 of its 30 instructions a value at the H200's issue
+// limit (results/tuning_logistic_quotient_*.md). One value a thread keeps
+// div.rn: its check is as cheap.
+LogicalResult KernelLowering::lowerLogisticQuotient(arith::DivFOp op, LogisticQuotient form) {
+  int64_t n = std::max(numRegsOf(op.getLhs()), numRegsOf(op.getRhs()));
+  if (n < 2)
+    return lowerElementwise(op);
+  IRInverseOps ops{b, loc};
+  llvm::SetVector<Value> args; // each distinct register once
+  for (int64_t i = 0; i < n; ++i)
+    args.insert(reg(form.x, i));
+  Value bound;
+  for (Value x : args) {
+    Value v = form.silu ? ops.abs(x) : x;
+    bound = !bound        ? v
+            : form.silu ? arith::MaximumFOp::create(b, loc, bound, v).getResult()
+                        : arith::MinimumFOp::create(b, loc, bound, v).getResult();
+  }
+  Value inRange =
+      form.silu ? arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLE, bound,
+                                        ops.f32(ieee::kLogisticBound))
+                      .getResult()
+                : arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, bound,
+                                        ops.f32(-ieee::kLogisticBound))
+                      .getResult();
+  values[op] = fastOrExact(
+      inRange, n,
+      [&](int64_t i) { return ieee::exactQuotient(ops, reg(op.getLhs(), i), reg(op.getRhs(), i)); },
+      [&](int64_t i) {
+        if (form.silu)
+          return ieee::siluQuotientAnywhere(ops, reg(op.getLhs(), i), reg(op.getRhs(), i));
+        return arith::DivFOp::create(b, loc, reg(op.getLhs(), i), reg(op.getRhs(), i)).getResult();
+      });
+  return success();
 }
 
 // True when v is at least 1 or NaN: `c + exp(..)` with a constant c >= 1

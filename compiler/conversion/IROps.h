@@ -95,6 +95,11 @@ struct IROps {
   Value fma(Value x, Value y, Value z) { return math::FmaOp::create(b, loc, x, y, z); }
   Value neg(Value x) { return arith::NegFOp::create(b, loc, x); }
   Value copysign(Value x, Value sign) { return math::CopySignOp::create(b, loc, x, sign); }
+  Value equals(Value x, float v) {
+    Value k = f32(v);
+    return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, x, k);
+  }
+  Value select(Value c, Value x, Value y) { return arith::SelectOp::create(b, loc, c, x, y); }
 };
 
 // IROps with rcp.approx, for Nvfp4Inverse.h.

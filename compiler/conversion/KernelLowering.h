@@ -345,6 +345,12 @@ private:
   LogicalResult lowerFp8Quotient(arith::DivFOp op);
   LogicalResult lowerIeeeDivide(arith::DivFOp op);
   LogicalResult lowerTileDivide(arith::DivFOp op);
+  struct LogisticQuotient {
+    Value x;   // the argument
+    bool silu; // x / (1 + exp(-x)), else 1 / (1 + exp(-x))
+  };
+  std::optional<LogisticQuotient> matchLogisticQuotient(arith::DivFOp op);
+  LogicalResult lowerLogisticQuotient(arith::DivFOp op, LogisticQuotient form);
   // A stored vector of FP8 bytes built from their conversions' i16 pairs.
   Value bytePairsVector(Value value, int64_t r, int64_t width);
   // v in [lo, hi] (false for NaN).

@@ -22,12 +22,14 @@ SMS = 132  # the H200 the thresholds were measured on
 
 
 def _shared_act_quant(s, grid):
-    small = s["M"] * s["I"] <= 1 << 20  # @tile_division pays on small grids only
+    large = s["M"] * s["I"] > 1 << 20
     if s["I"] % 1024 == 0:
-        return "row1024_small" if small else "row1024"
-    if s["I"] % 256 == 0 and not small:  # [4, 256] blocks: whole 512-byte rows a warp (I = 512)
+        return "row1024"
+    if s["I"] % 512 == 0:  # I = 512: [1, 512] blocks of 2 warps on large grids, [2, 512] on small ones
+        return "r1c512" if large else "r2c512"
+    if s["I"] % 256 == 0 and large:  # [4, 256] blocks: whole 512-byte rows a warp (I = 256)
         return "r4c256"
-    return "small" if small else "default"
+    return "default"
 
 
 def _gdn_core(s, grid):

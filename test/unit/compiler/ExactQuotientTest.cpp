@@ -1,5 +1,5 @@
-// `@tile_division`'s quotient (megac::ieee::exactQuotient, the template the
-// lowering instantiates) against IEEE division on the CPU, over the operand
+// `@tile_division`'s and silu's quotients (megac::ieee::exactQuotient and
+// siluQuotientAnywhere, the templates the lowering instantiates) against IEEE division on the CPU, over the operand
 // range the lowering checks for: bit-identical for random operands, divisors
 // near powers of two and exact multiples, with the approximate reciprocal
 // anywhere within two ulps of 1 / s (the hardware's is within one), and the
@@ -28,7 +28,8 @@ struct Eval {
     float r = y;
     for (int i = 0; i < std::abs(ulps); ++i)
       r = std::nextafter(r, ulps > 0 ? INFINITY : 0.0f);
-    return r;
+    // .ftz, as the hardware's: a subnormal reciprocal is 0
+    return std::fabs(r) < 0x1p-126f ? std::copysign(0.0f, r) : r;
   }
   Value mul(Value x, Value y) {
     volatile float p = x * y; // one f32 rounding, no contraction
@@ -37,6 +38,8 @@ struct Eval {
   Value fma(Value x, Value y, Value z) { return std::fma(x, y, z); }
   Value neg(Value x) { return -x; }
   Value f32(float v) { return v; }
+  bool equals(Value x, float v) { return x == v; }
+  Value select(bool c, Value x, Value y) { return c ? x : y; }
 };
 
 // A random value of magnitude in [lo, hi] (powers of two), random sign.
@@ -84,11 +87,12 @@ TEST(ExactQuotient, AQuotientJustPastAPowerOfTwoNeedsAGoodReciprocal) {
 }
 
 // The check the lowering makes is needed: outside it the fast path errs, so a
-// test of the range's edges can fail. A zero dividend loses its sign; a
-// subnormal quotient is off.
+// test of the range's edges can fail: a subnormal quotient is off. (A zero
+// dividend keeps its sign: the remainder is taken negated.)
 TEST(ExactQuotient, OutsideTheRangeItErrs) {
   Eval ops;
-  EXPECT_FALSE(std::signbit(exactQuotient(ops, -0.0f, 3.0f)));
+  EXPECT_TRUE(std::signbit(exactQuotient(ops, -0.0f, 3.0f)));
+  EXPECT_FALSE(std::signbit(exactQuotient(ops, 0.0f, 3.0f)));
   int bad = 0;
   std::mt19937 rng(11);
   for (int i = 0; i < 10000; ++i) {
@@ -98,6 +102,52 @@ TEST(ExactQuotient, OutsideTheRangeItErrs) {
     bad += bitsOf(exactQuotient(ops, x, s)) != bitsOf(want);
   }
   EXPECT_GT(bad, 0);
+}
+
+// silu's quotient x / (1 + exp(-x)), with the CPU's expf for the GPU's: the
+// fast path (no check of the dividend) for |x| <= kLogisticBound, and
+// siluQuotientAnywhere for every x, against IEEE division; every exponent
+// of x, both signs, and the special values. (The H200 checks every f32 with
+// its own expf: test/gpu/check_logistic_quotient.py.)
+bool sameBits(float a, float b) { return bitsOf(a) == bitsOf(b) || (std::isnan(a) && std::isnan(b)); }
+
+TEST(LogisticQuotient, SiluMatchesIeeeDivision) {
+  Eval ops;
+  std::mt19937 rng(5);
+  int fastBad = 0, anyBad = 0, fastCount = 0;
+  for (uint32_t e = 0; e < 255; ++e)
+    for (int i = 0; i < 2000; ++i) {
+      float x = fromBits((rng() & 0x807fffffu) | (e << 23));
+      volatile float d = 1.0f + std::exp(-x);
+      volatile float want = x / d;
+      if (std::fabs(x) <= kLogisticBound) {
+        ++fastCount;
+        fastBad += !sameBits(exactQuotient(ops, x, float(d)), want);
+      }
+      anyBad += !sameBits(siluQuotientAnywhere(ops, x, float(d)), want);
+    }
+  for (float x : {0.0f, -0.0f, INFINITY, -INFINITY, NAN, -87.5f, -88.5f, -88.75f, -89.0f, 17.0f, 87.0f,
+                  -87.0f, 0x1p-149f, -0x1p-149f, 0x1p-126f, 3.0e38f, -3.0e38f}) {
+    volatile float d = 1.0f + std::exp(-x);
+    volatile float want = x / d;
+    EXPECT_TRUE(sameBits(siluQuotientAnywhere(ops, x, float(d)), want)) << "x = " << x;
+    if (std::fabs(x) <= kLogisticBound)
+      EXPECT_TRUE(sameBits(exactQuotient(ops, x, float(d)), want)) << "x = " << x;
+  }
+  EXPECT_GT(fastCount, 100000);
+  EXPECT_EQ(fastBad, 0);
+  EXPECT_EQ(anyBad, 0);
+}
+
+// Past the bound the fast path is wrong, which is why there is a check: an
+// infinite or huge d flushes its reciprocal, and +inf / 1 gives NaN.
+TEST(LogisticQuotient, TheFastPathNeedsItsCheck) {
+  Eval ops;
+  for (float x : {-88.0f, -89.0f, INFINITY}) {
+    volatile float d = 1.0f + std::exp(-x);
+    volatile float want = x / d;
+    EXPECT_FALSE(sameBits(exactQuotient(ops, x, float(d)), want)) << "x = " << x;
+  }
 }
 
 } // namespace

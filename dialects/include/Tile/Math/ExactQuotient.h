@@ -1,6 +1,6 @@
 // IEEE f32 division (round to nearest even) without div.rn.f32's per-value
-// check and branch, for `@tile_division`: a thread's quotients of one tile
-// operation under one range check.
+// check and branch, for `@tile_division` and for silu and sigmoid: a thread's
+// quotients of one tile operation under one range check.
 //
 // div.rn.f32 compiles to a fast path - an approximate reciprocal, a Newton
 // step on it, the quotient, its remainder (exact, one fma) and Markstein's
@@ -23,9 +23,10 @@
 // ulps either way, and shows the corner such a reciprocal gets wrong (a
 // quotient just past a power of two, 1 / (2 - 2^-23)), which the H200's does
 // not. A divisor known to be >= 1 or NaN
-// (silu's 1 + exp(-x)) needs only its upper bound checked. Zero, subnormal,
-// infinite and NaN operands fail the check: a zero dividend would lose its
-// sign in the remainder, the others need the slow path's scaling.
+// (1 + exp(..)) needs only its upper bound checked. Zero, subnormal,
+// infinite and NaN operands fail the check: a tiny dividend can make a
+// subnormal quotient, which the fast path may round wrongly, the others need
+// the slow path's scaling. silu and sigmoid need less (kLogisticBound).
 // Written over an abstract set of operations like Quant/Fp8Quotient.h: the
 // lowering instantiates it to emit IR, the test to run it.
 #ifndef MEGAC_TILE_MATH_EXACTQUOTIENT_H
@@ -56,14 +57,52 @@ typename Ops::Value refinedReciprocal(Ops &ops, typename Ops::Value s) {
 }
 
 /// Ops as refinedReciprocal's, and Value mul(Value, Value); all f32,
-/// rounding to nearest even.
+/// rounding to nearest even. The remainder is taken negated, s * q0 - x, and
+/// subtracted: the same quotient (rounding to nearest is symmetric), and a
+/// zero dividend keeps its sign (x - s * q0 would be +0 for x = -0, and
+/// -0 + +0 is +0).
 template <class Ops>
 typename Ops::Value exactQuotient(Ops &ops, typename Ops::Value x, typename Ops::Value s) {
   using V = typename Ops::Value;
   V y = refinedReciprocal(ops, s);
   V q0 = ops.mul(x, y);
-  V r = ops.fma(ops.neg(s), q0, x); // x - s * q0, exactly
-  return ops.fma(y, r, q0);
+  V negX = ops.neg(x); // (its own statement: argument order is the compiler's)
+  V r = ops.fma(s, q0, negX); // s * q0 - x, exactly
+  V negR = ops.neg(r);
+  return ops.fma(negR, y, q0);
+}
+
+/// silu's x / (1 + exp(-x)) and sigmoid's 1 / (1 + exp(-x)) take
+/// exactQuotient without a check of the dividend: the divisor d = 1 + exp(-x)
+/// is at least 1, and below 2^126 while x >= -kLogisticBound, where RN(1 / d)
+/// is normal; silu's dividend is then at most 87 in magnitude and a tiny one
+/// comes with d = 2, whose quotient is exact at any size. Checked for every
+/// f32 x on the H200 (test/gpu/check_logistic_quotient.py).
+inline constexpr float kLogisticBound = 87.0f;
+
+/// silu's x / d, d = 1 + exp(-x), for every x, without div.rn's subroutine
+/// (whose calling convention holds registers a kernel keeps for its whole
+/// life): the lowering's path for a tile whose arguments fail the check.
+/// exactQuotient by d / 4 (exact, and below 2^126 while exp(-x) is finite)
+/// gives RN(4x / d) = 4 RN(x / d), as x / d is normal there or x / 2; then
+/// / 4. d = 1 (x >= 17, +inf included) is x itself; an infinite d (x below
+/// about -88.7) is x * 0: -0, or NaN for x = -inf, as the division is.
+/// Ops as exactQuotient's, and Value equals(Value, float) (false for NaN),
+/// Value select(Value cond, Value ifTrue, Value ifFalse).
+template <class Ops>
+typename Ops::Value siluQuotientAnywhere(Ops &ops, typename Ops::Value x,
+                                         typename Ops::Value d) {
+  using V = typename Ops::Value;
+  V quarter = ops.f32(0.25f);
+  V dOver4 = ops.mul(d, quarter);
+  V q4 = exactQuotient(ops, x, dOver4);
+  V q = ops.mul(q4, quarter);
+  V zero = ops.f32(0.0f);
+  V overflowed = ops.mul(x, zero);
+  V dIsInf = ops.equals(d, __builtin_huge_valf());
+  V dIsOne = ops.equals(d, 1.0f);
+  V finite = ops.select(dIsOne, x, q);
+  return ops.select(dIsInf, overflowed, finite);
 }
 
 } // namespace megac::ieee
