@@ -128,7 +128,7 @@ KernelLowering::matchLogisticQuotient(arith::DivFOp op) {
 // (ieee::siluQuotientAnywhere: no subroutine call, so no registers held for
 // one) or sigmoid's div.rn (NaN fails the comparison). div.rn's own check and branch a value cost
 // shared_act_quant about 4 of its 30 instructions a value at the H200's issue
-// limit (results/tuning_logistic_quotient_*.md). One value a thread keeps
+// limit (results/tuning_logistic_quotient_e15a60d.md). One value a thread keeps
 // div.rn: its check is as cheap.
 LogicalResult KernelLowering::lowerLogisticQuotient(arith::DivFOp op, LogisticQuotient form) {
   int64_t n = std::max(numRegsOf(op.getLhs()), numRegsOf(op.getRhs()));
