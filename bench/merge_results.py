@@ -4,7 +4,9 @@ machine (a full run does not fit one 10-minute call) into one bench_results.json
 
 The kernels keep the order of the parts; the header (device, versions, copy bandwidth, method) is the first
 part's, and every part's date and copy bandwidth are kept under "parts". Parts of different commits are
-refused.
+refused. A kernel may be in two parts only when the earlier one skipped some of its shapes (its time budget ran
+out): the later part, which measured the kernel again at every shape, replaces it, and the earlier part's
+skipped shapes of that kernel are dropped.
 usage: bench/merge_results.py --out DIR PART1.json PART2.json ...
 """
 import argparse
@@ -27,7 +29,10 @@ def merge(parts):
     for p in parts:
         for name, entry in p["kernels"].items():
             if name in merged["kernels"]:
-                raise SystemExit(f"merge_results: kernel {name} is in two parts")
+                incomplete = [s for s in merged["skipped"] if s.split(" ", 1)[0] == name]
+                if not incomplete:
+                    raise SystemExit(f"merge_results: kernel {name} is in two parts")
+                merged["skipped"] = [s for s in merged["skipped"] if s not in incomplete]
             merged["kernels"][name] = entry
         merged["skipped"] += p.get("skipped", [])
     return merged
