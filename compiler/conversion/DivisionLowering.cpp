@@ -87,19 +87,22 @@ LogicalResult KernelLowering::lowerIeeeDivide(arith::DivFOp op) {
   return func->hasAttr(tile::attr::kTileDivision) ? lowerTileDivide(op) : lowerElementwise(op);
 }
 
-// True when c is the f32 constant 1 (a scalar or a splat).
-static bool isOne(Value c) {
+// The value of a float constant (a scalar or a splat), if c is one.
+static std::optional<double> constantFloat(Value c) {
   if (auto splat = c.getDefiningOp<SplatOp>())
     c = splat.getOperand();
   auto k = c.getDefiningOp<arith::ConstantOp>();
   if (!k)
-    return false;
+    return std::nullopt;
   Attribute value = k.getValue();
   if (auto dense = dyn_cast<SplatElementsAttr>(value))
     value = dense.getSplatValue<Attribute>();
-  auto f = dyn_cast<FloatAttr>(value);
-  return f && f.getValueAsDouble() == 1.0;
+  if (auto f = dyn_cast<FloatAttr>(value))
+    return f.getValueAsDouble();
+  return std::nullopt;
 }
+
+static bool isOne(Value c) { return constantFloat(c) == 1.0; }
 
 // silu(x) = x / (1 + exp(-x)) and sigmoid(x) = 1 / (1 + exp(-x)), as IRGen
 // writes them: the argument x and which of the two.
@@ -126,10 +129,10 @@ KernelLowering::matchLogisticQuotient(arith::DivFOp op) {
 // x >= -87 for sigmoid (ExactQuotient.h, kLogisticBound): one max or min a
 // value, one comparison, one branch - and otherwise silu's quotient for any x
 // (ieee::siluQuotientAnywhere: no subroutine call, so no registers held for
-// one) or sigmoid's div.rn (NaN fails the comparison). div.rn's own check and branch a value cost
-// shared_act_quant about 4 of its 30 instructions a value at the H200's issue
-// limit (results/tuning_logistic_quotient_e15a60d.md). One value a thread keeps
-// div.rn: its check is as cheap.
+// one) or sigmoid's div.rn (NaN fails the comparison). div.rn's own check
+// and branch a value cost shared_act_quant about 4 of its 30 instructions a
+// value at the H200's issue limit (results/tuning_logistic_quotient_e15a60d.md).
+// One value a thread keeps div.rn: its check is as cheap.
 LogicalResult KernelLowering::lowerLogisticQuotient(arith::DivFOp op, LogisticQuotient form) {
   int64_t n = std::max(numRegsOf(op.getLhs()), numRegsOf(op.getRhs()));
   if (n < 2)
@@ -138,20 +141,19 @@ LogicalResult KernelLowering::lowerLogisticQuotient(arith::DivFOp op, LogisticQu
   llvm::SetVector<Value> args; // each distinct register once
   for (int64_t i = 0; i < n; ++i)
     args.insert(reg(form.x, i));
+  // silu: the largest |x| (NaN-propagating); sigmoid: the smallest x.
   Value bound;
   for (Value x : args) {
-    Value v = form.silu ? ops.abs(x) : x;
-    bound = !bound        ? v
-            : form.silu ? arith::MaximumFOp::create(b, loc, bound, v).getResult()
-                        : arith::MinimumFOp::create(b, loc, bound, v).getResult();
+    if (!form.silu)
+      bound = bound ? arith::MinimumFOp::create(b, loc, bound, x).getResult() : x;
+    else if (Value magnitude = ops.abs(x); bound)
+      bound = arith::MaximumFOp::create(b, loc, bound, magnitude);
+    else
+      bound = magnitude;
   }
-  Value inRange =
-      form.silu ? arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLE, bound,
-                                        ops.f32(ieee::kLogisticBound))
-                      .getResult()
-                : arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, bound,
-                                        ops.f32(-ieee::kLogisticBound))
-                      .getResult();
+  Value limit = ops.f32(form.silu ? ieee::kLogisticBound : -ieee::kLogisticBound);
+  Value inRange = arith::CmpFOp::create(
+      b, loc, form.silu ? arith::CmpFPredicate::OLE : arith::CmpFPredicate::OGE, bound, limit);
   values[op] = fastOrExact(
       inRange, n,
       [&](int64_t i) { return ieee::exactQuotient(ops, reg(op.getLhs(), i), reg(op.getRhs(), i)); },
@@ -167,16 +169,8 @@ LogicalResult KernelLowering::lowerLogisticQuotient(arith::DivFOp op, LogisticQu
 // (silu's and sigmoid's 1 + exp(-x)), or such a constant.
 static bool atLeastOneOrNaN(Value v) {
   auto constantAtLeastOne = [](Value c) {
-    if (auto splat = c.getDefiningOp<SplatOp>())
-      c = splat.getOperand();
-    auto k = c.getDefiningOp<arith::ConstantOp>();
-    if (!k)
-      return false;
-    Attribute value = k.getValue();
-    if (auto dense = dyn_cast<SplatElementsAttr>(value))
-      value = dense.getSplatValue<Attribute>();
-    auto f = dyn_cast<FloatAttr>(value);
-    return f && f.getValueAsDouble() >= 1.0;
+    std::optional<double> f = constantFloat(c);
+    return f && *f >= 1.0;
   };
   if (constantAtLeastOne(v))
     return true;

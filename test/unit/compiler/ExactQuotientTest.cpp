@@ -131,8 +131,9 @@ TEST(LogisticQuotient, SiluMatchesIeeeDivision) {
     volatile float d = 1.0f + std::exp(-x);
     volatile float want = x / d;
     EXPECT_TRUE(sameBits(siluQuotientAnywhere(ops, x, float(d)), want)) << "x = " << x;
-    if (std::fabs(x) <= kLogisticBound)
+    if (std::fabs(x) <= kLogisticBound) {
       EXPECT_TRUE(sameBits(exactQuotient(ops, x, float(d)), want)) << "x = " << x;
+    }
   }
   EXPECT_GT(fastCount, 100000);
   EXPECT_EQ(fastBad, 0);

@@ -32,6 +32,8 @@
 #ifndef MEGAC_TILE_MATH_EXACTQUOTIENT_H
 #define MEGAC_TILE_MATH_EXACTQUOTIENT_H
 
+#include <limits>
+
 namespace megac::ieee {
 
 inline constexpr float kMinDividend = 0x1p-40f;
@@ -85,8 +87,9 @@ inline constexpr float kLogisticBound = 87.0f;
 /// life): the lowering's path for a tile whose arguments fail the check.
 /// exactQuotient by d / 4 (exact, and below 2^126 while exp(-x) is finite)
 /// gives RN(4x / d) = 4 RN(x / d), as x / d is normal there or x / 2; then
-/// / 4. d = 1 (x >= 17, +inf included) is x itself; an infinite d (x below
-/// about -88.7) is x * 0: -0, or NaN for x = -inf, as the division is.
+/// / 4. d = 1 (x above about 16.6, +inf included) is x itself; an infinite d
+/// (x below about -88.7) is x * 0: -0, or NaN for x = -inf, as the division
+/// is.
 /// Ops as exactQuotient's, and Value equals(Value, float) (false for NaN),
 /// Value select(Value cond, Value ifTrue, Value ifFalse).
 template <class Ops>
@@ -99,7 +102,7 @@ typename Ops::Value siluQuotientAnywhere(Ops &ops, typename Ops::Value x,
   V q = ops.mul(q4, quarter);
   V zero = ops.f32(0.0f);
   V overflowed = ops.mul(x, zero);
-  V dIsInf = ops.equals(d, __builtin_huge_valf());
+  V dIsInf = ops.equals(d, std::numeric_limits<float>::infinity());
   V dIsOne = ops.equals(d, 1.0f);
   V finite = ops.select(dIsOne, x, q);
   return ops.select(dIsInf, overflowed, finite);
