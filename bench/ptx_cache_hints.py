@@ -43,18 +43,24 @@ def assemble(ptx):
             return f.read()
 
 
+def rewrite_bundle(src_path, dst_path, rewrite_ptx):
+    """Writes to dst_path the bundle at src_path with its sm_90a PTX passed through rewrite_ptx (str -> str) and
+    its sm_90a cubin assembled from the result; the other targets' images as they were."""
+    b = bundle.read_file(src_path)
+    ptx = rewrite_ptx(b.image("sm_90a", "ptx").decode())
+    cubin = assemble(ptx)
+    for image in b.manifest["images"]:
+        if image["target"] == "sm_90a" and image["kind"] in ("cubin", "ptx"):
+            b.blobs[image["section"] - 1] = cubin if image["kind"] == "cubin" else ptx.encode()
+    with open(dst_path, "wb") as f:
+        f.write(bundle.write_bytes(b.manifest, b.blobs))
+
+
 def main():
     src, dst, mode, names = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4].split(",")
     os.makedirs(dst, exist_ok=True)
     for name in names:
-        b = bundle.read_file(f"{src}/{name}.mgb")
-        ptx = rewrite(b.image("sm_90a", "ptx").decode(), mode)
-        cubin = assemble(ptx)
-        for image in b.manifest["images"]:
-            if image["target"] == "sm_90a" and image["kind"] in ("cubin", "ptx"):
-                b.blobs[image["section"] - 1] = cubin if image["kind"] == "cubin" else ptx.encode()
-        with open(f"{dst}/{name}.mgb", "wb") as f:
-            f.write(bundle.write_bytes(b.manifest, b.blobs))
+        rewrite_bundle(f"{src}/{name}.mgb", f"{dst}/{name}.mgb", lambda ptx: rewrite(ptx, mode))
         print(name, mode, "ok")
 
 

@@ -9,11 +9,10 @@ Used in results/tuning_logistic_quotient_e15a60d.md (before the logistic quotien
 """
 import os
 import re
-import subprocess
 import sys
-import tempfile
 
-import megac.bundle as bundle
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ptx_cache_hints import rewrite_bundle  # noqa: E402
 
 
 def fast_path(q, g, d, guard):
@@ -42,23 +41,8 @@ def rewrite(ptx, guard):
 def main():
     src, dst, mode = sys.argv[1:4]
     os.makedirs(dst, exist_ok=True)
-    b = bundle.read_file(f"{src}/shared_act_quant.mgb")
-    ptx = rewrite(b.image("sm_90a", "ptx").decode(), mode == "guard")
-    ptxas = os.environ.get("MEGAC_PTXAS", "/usr/local/cuda/bin/ptxas")
-    with tempfile.TemporaryDirectory() as d:
-        with open(f"{d}/k.ptx", "w") as f:
-            f.write(ptx)
-        r = subprocess.run([ptxas, "-v", "-arch=sm_90a", "-O3", f"{d}/k.ptx", "-o", f"{d}/k.cubin"],
-                           capture_output=True, text=True)
-        if r.returncode:
-            sys.exit(r.stderr[-1500:])
-        with open(f"{d}/k.cubin", "rb") as f:
-            cubin = f.read()
-    for image in b.manifest["images"]:
-        if image["target"] == "sm_90a" and image["kind"] in ("cubin", "ptx"):
-            b.blobs[image["section"] - 1] = cubin if image["kind"] == "cubin" else ptx.encode()
-    with open(f"{dst}/shared_act_quant.mgb", "wb") as f:
-        f.write(bundle.write_bytes(b.manifest, b.blobs))
+    rewrite_bundle(f"{src}/shared_act_quant.mgb", f"{dst}/shared_act_quant.mgb",
+                   lambda ptx: rewrite(ptx, mode == "guard"))
 
 
 if __name__ == "__main__":
