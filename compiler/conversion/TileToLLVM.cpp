@@ -409,10 +409,11 @@ LogicalResult KernelLowering::lowerMath(Operation *op) {
                        .Default("");
   if (base.empty())
     return op->emitError("cannot lower '") << op->getName() << "'";
+  // (The frontend rejects these first; IR from megac-opt can still get here.)
   if (!elem.isF32() && !elem.isF64())
-    return op->emitError(op->getName().getStringRef().drop_front(5))
-           << " needs f32 or f64, got " << elem
-           << "; hint: compute in f32, e.g. exp(x as f32)";
+    return op->emitError(base)
+           << " needs f32 or f64, got " << elem << "; hint: compute in f32, e.g. " << base
+           << "(x as f32)";
   // @fast_math: exp and exp2 are one ex2.approx.ftz.f32 (exp after a
   // multiply by log2(e)): results below 2^-126 flush to zero, which saves
   // the three instructions a value that scale a denormal result in and out

@@ -373,6 +373,15 @@ void Sema::checkUnaryMath(CallExpr &c) {
           "cast first: (x as f32)");
     return;
   }
+  // These are libdevice's f32 and f64 functions (silu, sigmoid and softplus
+  // through exp); sqrt and abs also take f16 and bf16.
+  bool wide = x->type.isUntyped() || x->type.elem.scalar == ScalarKind::F32 ||
+              x->type.elem.scalar == ScalarKind::F64;
+  if (!wide && c.builtin != Builtin::Sqrt && c.builtin != Builtin::Abs) {
+    error(x->range, c.callee + " needs f32 or f64, got " + x->type.str(),
+          "compute in f32: " + c.callee + "(x as f32)");
+    return;
+  }
   c.type = x->type;
 }
 
