@@ -33,7 +33,7 @@ case "${1:-}" in
   echo "== bench"
   # shellcheck disable=SC2086
   MEGAC_COMPILE_MS=out/compile_ms.json OUT="$work/bench" scripts/gpu-bench.sh \
-    --budget-s "${BENCH_BUDGET_S:-470}" ${BENCH_ARGS:-} > "$work/bench.txt" 2>&1
+    --budget-s "${BENCH_BUDGET_S:-540}" ${BENCH_ARGS:-} > "$work/bench.txt" 2>&1
   tail -6 "$work/bench.txt"
   tar czf "$final/session_part2.tgz" -C "$work" bench bench.txt ;;
 *) echo "usage: scripts/gpu-session.sh 1|2"; exit 2 ;;
