@@ -374,9 +374,9 @@ void Sema::checkUnaryMath(CallExpr &c) {
     return;
   }
   // These are libdevice's f32 and f64 functions (silu, sigmoid and softplus
-  // through exp); sqrt and abs also take f16 and bf16.
-  bool wide = x->type.isUntyped() || x->type.elem.scalar == ScalarKind::F32 ||
-              x->type.elem.scalar == ScalarKind::F64;
+  // through exp); sqrt and abs also take f16 and bf16. (A literal is f32 by
+  // now: adapted above.)
+  bool wide = x->type.elem.scalar == ScalarKind::F32 || x->type.elem.scalar == ScalarKind::F64;
   if (!wide && c.builtin != Builtin::Sqrt && c.builtin != Builtin::Abs) {
     error(x->range, c.callee + " needs f32 or f64, got " + x->type.str(),
           "compute in f32: " + c.callee + "(x as f32)");
