@@ -11,7 +11,38 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/ADT/MapVector.h"
 
+#include <cmath>
+
 namespace megac::lowering {
+
+// The reciprocal of a float constant divisor that is a power of two with a
+// normal reciprocal (a scalar or a splat): x / c and x * (1 / c) are then the
+// same real number for every x, so they round to the same value - zeros,
+// infinities, NaN and subnormal results included.
+static std::optional<double> powerOfTwoReciprocal(Value c);
+
+// A float division: by a power of two, one multiply by its reciprocal
+// (exact; gdn_norm_gate's mean of squares, `sum / 128.0`, was a division on
+// its one-CTA critical path); else, for f32, by the function's division
+// attribute or the quotient's kind; other types divide as arith does.
+LogicalResult KernelLowering::lowerDivide(arith::DivFOp op) {
+  if (std::optional<double> reciprocal = powerOfTwoReciprocal(op.getRhs())) {
+    Type elem = getElementTypeOrSelf(op.getType());
+    Value factor = constant(b.getFloatAttr(elem, *reciprocal));
+    Regs out;
+    for (int64_t i = 0, n = numRegsOf(op.getLhs()); i < n; ++i)
+      out.push_back(arith::MulFOp::create(b, loc, reg(op.getLhs(), i), factor));
+    values[op] = out;
+    return success();
+  }
+  if (!getElementTypeOrSelf(op.getType()).isF32())
+    return lowerElementwise(op);
+  if (func->hasAttr(tile::attr::kFastMath) || func->hasAttr(tile::attr::kFastDivision))
+    return lowerFastDivide(op);
+  if (op->hasAttr(tile::attr::kFp8Quotient))
+    return lowerFp8Quotient(op);
+  return lowerIeeeDivide(op);
+}
 
 // @fast_math f32 division: __nv_fast_fdividef (div.approx.f32, about 2 ulp;
 // no slow path for zero or denormal dividends; 0 for divisors beyond 2^126).
@@ -103,6 +134,23 @@ static std::optional<double> constantFloat(Value c) {
 }
 
 static bool isOne(Value c) { return constantFloat(c) == 1.0; }
+
+static std::optional<double> powerOfTwoReciprocal(Value c) {
+  std::optional<double> v = constantFloat(c);
+  Type elem = getElementTypeOrSelf(c.getType());
+  if (!v || *v == 0 || !std::isfinite(*v) || !(elem.isF32() || elem.isF64()))
+    return std::nullopt;
+  int exponent = 0;
+  double mantissa = std::frexp(*v, &exponent); // v = mantissa * 2^exponent
+  if (std::fabs(mantissa) != 0.5)
+    return std::nullopt;
+  // 1 / v = +-2^(1 - exponent), normal in the type
+  int reciprocalExponent = 1 - exponent;
+  int minNormal = elem.isF32() ? -126 : -1022, maxNormal = elem.isF32() ? 127 : 1023;
+  if (reciprocalExponent < minNormal || reciprocalExponent > maxNormal)
+    return std::nullopt;
+  return std::ldexp(mantissa < 0 ? -1.0 : 1.0, reciprocalExponent);
+}
 
 // silu(x) = x / (1 + exp(-x)) and sigmoid(x) = 1 / (1 + exp(-x)), as IRGen
 // writes them: the argument x and which of the two.

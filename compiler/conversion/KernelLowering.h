@@ -341,6 +341,7 @@ private:
   Value combine(StringRef kind, Value a, Value b);
 
   void declareLibdevice(StringRef name, Type elem, unsigned arity);
+  LogicalResult lowerDivide(arith::DivFOp op);
   LogicalResult lowerFastDivide(arith::DivFOp op);
   LogicalResult lowerFp8Quotient(arith::DivFOp op);
   LogicalResult lowerIeeeDivide(arith::DivFOp op);

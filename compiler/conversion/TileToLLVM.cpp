@@ -210,15 +210,8 @@ LogicalResult KernelLowering::lowerOp(Operation *op) {
                           getElementTypeOrSelf(op->getResult(0).getType()));
   if (isa<math::MathDialect>(op->getDialect()))
     return lowerMath(op);
-  if (auto div = dyn_cast<arith::DivFOp>(op)) {
-    bool f32 = getElementTypeOrSelf(div.getType()).isF32();
-    if (f32 && (func->hasAttr(tile::attr::kFastMath) || func->hasAttr(tile::attr::kFastDivision)))
-      return lowerFastDivide(div);
-    if (f32 && div->hasAttr(tile::attr::kFp8Quotient))
-      return lowerFp8Quotient(div);
-    if (f32)
-      return lowerIeeeDivide(div);
-  }
+  if (auto div = dyn_cast<arith::DivFOp>(op))
+    return lowerDivide(div);
   if (isa<arith::ArithDialect>(op->getDialect()))
     return lowerElementwise(op);
   return op->emitError("cannot lower '") << op->getName() << "' to LLVM";
