@@ -11,24 +11,50 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/ADT/MapVector.h"
 
-#include <cmath>
-
 namespace megac::lowering {
 
-// The reciprocal of a float constant divisor that is a power of two with a
-// normal reciprocal (a scalar or a splat): x / c and x * (1 / c) are then the
-// same real number for every x, so they round to the same value - zeros,
-// infinities, NaN and subnormal results included.
-static std::optional<double> powerOfTwoReciprocal(Value c);
+// A float constant (a scalar or a splat), if c is one.
+static FloatAttr constantFloatAttr(Value c) {
+  if (auto splat = c.getDefiningOp<SplatOp>())
+    c = splat.getOperand();
+  auto k = c.getDefiningOp<arith::ConstantOp>();
+  if (!k)
+    return {};
+  Attribute value = k.getValue();
+  if (auto dense = dyn_cast<SplatElementsAttr>(value))
+    value = dense.getSplatValue<Attribute>();
+  return dyn_cast<FloatAttr>(value);
+}
+
+static std::optional<double> constantFloat(Value c) {
+  if (FloatAttr f = constantFloatAttr(c))
+    return f.getValueAsDouble();
+  return std::nullopt;
+}
+
+static bool isOne(Value c) { return constantFloat(c) == 1.0; }
+
+// The reciprocal of a constant f32 or f64 divisor that has an exact, normal
+// one (APFloat::getExactInverse: a power of two, itself normal): x / c and
+// x * (1 / c) are then the same real number for every x, so they round to
+// the same value - zeros, infinities, NaN and subnormal results included.
+static FloatAttr exactReciprocal(Value c) {
+  FloatAttr f = constantFloatAttr(c);
+  if (!f || !(f.getType().isF32() || f.getType().isF64()))
+    return {};
+  APFloat inverse(0.0);
+  if (!f.getValue().getExactInverse(&inverse))
+    return {};
+  return FloatAttr::get(f.getType(), inverse);
+}
 
 // A float division: by a power of two, one multiply by its reciprocal
 // (exact; gdn_norm_gate's mean of squares, `sum / 128.0`, was a division on
 // its one-CTA critical path); else, for f32, by the function's division
 // attribute or the quotient's kind; other types divide as arith does.
 LogicalResult KernelLowering::lowerDivide(arith::DivFOp op) {
-  if (std::optional<double> reciprocal = powerOfTwoReciprocal(op.getRhs())) {
-    Type elem = getElementTypeOrSelf(op.getType());
-    Value factor = constant(b.getFloatAttr(elem, *reciprocal));
+  if (FloatAttr reciprocal = exactReciprocal(op.getRhs())) {
+    Value factor = constant(reciprocal);
     Regs out;
     for (int64_t i = 0, n = numRegsOf(op.getLhs()); i < n; ++i)
       out.push_back(arith::MulFOp::create(b, loc, reg(op.getLhs(), i), factor));
@@ -116,40 +142,6 @@ LogicalResult KernelLowering::lowerIeeeDivide(arith::DivFOp op) {
   if (std::optional<LogisticQuotient> logistic = matchLogisticQuotient(op))
     return lowerLogisticQuotient(op, *logistic);
   return func->hasAttr(tile::attr::kTileDivision) ? lowerTileDivide(op) : lowerElementwise(op);
-}
-
-// The value of a float constant (a scalar or a splat), if c is one.
-static std::optional<double> constantFloat(Value c) {
-  if (auto splat = c.getDefiningOp<SplatOp>())
-    c = splat.getOperand();
-  auto k = c.getDefiningOp<arith::ConstantOp>();
-  if (!k)
-    return std::nullopt;
-  Attribute value = k.getValue();
-  if (auto dense = dyn_cast<SplatElementsAttr>(value))
-    value = dense.getSplatValue<Attribute>();
-  if (auto f = dyn_cast<FloatAttr>(value))
-    return f.getValueAsDouble();
-  return std::nullopt;
-}
-
-static bool isOne(Value c) { return constantFloat(c) == 1.0; }
-
-static std::optional<double> powerOfTwoReciprocal(Value c) {
-  std::optional<double> v = constantFloat(c);
-  Type elem = getElementTypeOrSelf(c.getType());
-  if (!v || *v == 0 || !std::isfinite(*v) || !(elem.isF32() || elem.isF64()))
-    return std::nullopt;
-  int exponent = 0;
-  double mantissa = std::frexp(*v, &exponent); // v = mantissa * 2^exponent
-  if (std::fabs(mantissa) != 0.5)
-    return std::nullopt;
-  // 1 / v = +-2^(1 - exponent), normal in the type
-  int reciprocalExponent = 1 - exponent;
-  int minNormal = elem.isF32() ? -126 : -1022, maxNormal = elem.isF32() ? 127 : 1023;
-  if (reciprocalExponent < minNormal || reciprocalExponent > maxNormal)
-    return std::nullopt;
-  return std::ldexp(mantissa < 0 ? -1.0 : 1.0, reciprocalExponent);
 }
 
 // silu(x) = x / (1 + exp(-x)) and sigmoid(x) = 1 / (1 + exp(-x)), as IRGen
