@@ -34,6 +34,20 @@ static std::optional<double> constantFloat(Value c) {
 
 static bool isOne(Value c) { return constantFloat(c) == 1.0; }
 
+// True when v is at least 1 or NaN: `c + exp(..)` with a constant c >= 1
+// (silu's and sigmoid's 1 + exp(-x)), or such a constant.
+static bool atLeastOneOrNaN(Value v) {
+  auto constantAtLeastOne = [](Value c) {
+    std::optional<double> f = constantFloat(c);
+    return f && *f >= 1.0;
+  };
+  if (constantAtLeastOne(v))
+    return true;
+  auto add = v.getDefiningOp<arith::AddFOp>();
+  return add && ((constantAtLeastOne(add.getLhs()) && add.getRhs().getDefiningOp<math::ExpOp>()) ||
+                 (constantAtLeastOne(add.getRhs()) && add.getLhs().getDefiningOp<math::ExpOp>()));
+}
+
 // The reciprocal of a constant f32 or f64 divisor that has an exact, normal
 // one (APFloat::getExactInverse: a power of two, itself normal): x / c and
 // x * (1 / c) are then the same real number for every x, so they round to
@@ -78,12 +92,20 @@ LogicalResult KernelLowering::lowerDivide(arith::DivFOp op) {
 // FP8 quotients by a shared scale too: their exact path (a reciprocal, a range
 // check and a fallback to div.rn) measured slower in gdn_norm_gate_fp8
 // (results/tuning_fast_division_36be68f.md).
+// A @fast_math divisor known to be at least 1 or NaN (silu's and sigmoid's
+// 1 + exp(-x)) is x * rcp.approx.ftz(d): div.approx.f32 is that product
+// too, behind a check that scales the operands of a divisor below 2^-126,
+// which such a divisor never is, so the bits are the same for every x and d
+// and the check's three instructions a value go.
 LogicalResult KernelLowering::lowerFastDivide(arith::DivFOp op) {
   Type f32 = b.getF32Type();
   bool fastMath = func->hasAttr(tile::attr::kFastMath);
-  if (fastMath)
+  bool normalDivisor = fastMath && atLeastOneOrNaN(op.getRhs());
+  if (fastMath && !normalDivisor)
     declareLibdevice("__nv_fast_fdividef", f32, 2);
   auto divide = [&](ValueRange operands) -> Value {
+    if (normalDivisor)
+      return arith::MulFOp::create(b, loc, operands[0], nvvm::rcpApprox(b, loc, operands[1]));
     if (fastMath)
       return LLVM::CallOp::create(b, loc, TypeRange{f32},
                                   FlatSymbolRefAttr::get(ctx, "__nv_fast_fdividef"), operands)
@@ -203,20 +225,6 @@ LogicalResult KernelLowering::lowerLogisticQuotient(arith::DivFOp op, LogisticQu
         return arith::DivFOp::create(b, loc, reg(op.getLhs(), i), reg(op.getRhs(), i)).getResult();
       });
   return success();
-}
-
-// True when v is at least 1 or NaN: `c + exp(..)` with a constant c >= 1
-// (silu's and sigmoid's 1 + exp(-x)), or such a constant.
-static bool atLeastOneOrNaN(Value v) {
-  auto constantAtLeastOne = [](Value c) {
-    std::optional<double> f = constantFloat(c);
-    return f && *f >= 1.0;
-  };
-  if (constantAtLeastOne(v))
-    return true;
-  auto add = v.getDefiningOp<arith::AddFOp>();
-  return add && ((constantAtLeastOne(add.getLhs()) && add.getRhs().getDefiningOp<math::ExpOp>()) ||
-                 (constantAtLeastOne(add.getRhs()) && add.getLhs().getDefiningOp<math::ExpOp>()));
 }
 
 // `@tile_division`: an f32 division of several values a thread takes
