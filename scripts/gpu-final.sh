@@ -3,7 +3,7 @@
 # the slot contract inside CUDA graphs, the sm_103a SASS of nvfp4_quant (hardware E2M1 conversion), and
 # compute-sanitizer memcheck (every kernel, one shape) and racecheck (the kernels that use shared memory:
 # every kernel with a barrier: hop*, draft_fin*, softmax*, reduce_cols, route*, nvfp4_quant_swizzled, attention
-# and matmul).
+# and matmul), and the exhaustive checks of silu's and sigmoid's divisions (every f32, exact and @fast_math).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -26,3 +26,10 @@ timeout 150 compute-sanitizer --tool racecheck --print-limit 5 python3 test/gpu/
   --bundles out/bundles --out "$out/racecheck" --max-shapes 1 \
   --kernels hop,hop_mid,hop_plain,hop_fp8,draft_fin,draft_fin_residual,softmax,softmax_small,reduce_cols,route,route_f32,nvfp4_quant_swizzled,attn_decode_q1,attn_decode_verify,matmul,matmul_nt,matmul_f16 > "$out/racecheck.log" 2>&1
 echo "racecheck exit $?"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|ran " "$out/racecheck.log" | head -20
+echo "== exhaustive checks: silu and sigmoid, every f32"
+python3 test/gpu/check_logistic_quotient.py --bundle out/bundles/logistic_all.mgb \
+  --out "$out/logistic_quotient.json" > "$out/logistic_quotient.log" 2>&1
+echo "logistic quotient exit $?"
+python3 test/gpu/check_fast_logistic.py --bundle out/bundles/fast_logistic_all.mgb \
+  --out "$out/fast_logistic.json" > "$out/fast_logistic.log" 2>&1
+echo "fast logistic exit $?"

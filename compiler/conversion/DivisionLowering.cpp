@@ -96,11 +96,16 @@ LogicalResult KernelLowering::lowerDivide(arith::DivFOp op) {
 // 1 + exp(-x)) is x * rcp.approx.ftz(d): div.approx.f32 is that product
 // too, behind a check that scales the operands of a divisor below 2^-126,
 // which such a divisor never is, so the bits are the same for every x and d
-// and the check's three instructions a value go.
+// and the check's three instructions a value go (gdn_norm_gate: 8 a thread,
+// M = 1 0.98 -> 0.99 of Triton). One value a thread keeps div.approx: three
+// instructions a thread gain nothing measurable, and gdn_core's one sigmoid
+// a thread measured 0.7% slower at B = 128 with the reciprocal
+// (results/tuning_fast_logistic_325e6e6.md).
 LogicalResult KernelLowering::lowerFastDivide(arith::DivFOp op) {
   Type f32 = b.getF32Type();
   bool fastMath = func->hasAttr(tile::attr::kFastMath);
-  bool normalDivisor = fastMath && atLeastOneOrNaN(op.getRhs());
+  int64_t n = std::max(numRegsOf(op.getLhs()), numRegsOf(op.getRhs()));
+  bool normalDivisor = fastMath && n >= 2 && atLeastOneOrNaN(op.getRhs());
   if (fastMath && !normalDivisor)
     declareLibdevice("__nv_fast_fdividef", f32, 2);
   auto divide = [&](ValueRange operands) -> Value {
@@ -115,7 +120,6 @@ LogicalResult KernelLowering::lowerFastDivide(arith::DivFOp op) {
         .getResult(0);
   };
   Regs out;
-  int64_t n = std::max(numRegsOf(op.getLhs()), numRegsOf(op.getRhs()));
   for (int64_t i = 0; i < n; ++i)
     out.push_back(divide(ValueRange{reg(op.getLhs(), i), reg(op.getRhs(), i)}));
   values[op] = out;
