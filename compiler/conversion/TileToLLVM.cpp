@@ -426,6 +426,20 @@ LogicalResult KernelLowering::lowerMath(Operation *op) {
     values[op->getResult(0)] = out;
     return success();
   }
+  // @fast_math: rsqrt is rsqrt.approx.ftz.f32, one instruction: a subnormal
+  // argument flushes to zero (the result is +inf), which saves the check and
+  // two multiplies that scale such an argument in and out of the non-ftz
+  // rsqrt.approx.f32 (libdevice's __nv_rsqrtf).
+  if (fastMath && base == "rsqrt") {
+    Regs out;
+    for (int64_t i = 0, n = numRegsOf(op->getOperand(0)); i < n; ++i)
+      out.push_back(LLVM::CallIntrinsicOp::create(b, loc, elem,
+                                                  b.getStringAttr("llvm.nvvm.rsqrt.approx.ftz.f"),
+                                                  ValueRange{reg(op->getOperand(0), i)})
+                        .getResult(0));
+    values[op->getResult(0)] = out;
+    return success();
+  }
   // @fast_math: libdevice's approximate f32 versions (lg2.approx,
   // tanh.approx), about 2 ulp, instead of the accurate ones.
   bool fast = fastMath && llvm::is_contained({"log", "log2", "tanh"}, base);
