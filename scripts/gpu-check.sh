@@ -21,6 +21,9 @@ cat "$out/launch_overhead.json"
 echo "== early launch"
 PYTHONPATH=build-gpu/python python3 test/gpu/run_early_launch.py --bundle out/bundles/early_launch.mgb \
   --out "$out" 2>&1 | tee "$out/early_launch.log"
+echo "== in-place updates through replicated layouts"
+PYTHONPATH=build-gpu/python python3 test/gpu/run_replicas.py --bundle out/bundles/replicas.mgb \
+  --out "$out" 2>&1 | tee "$out/replicas.log" | tail -4
 echo "== kernels"
 PYTHONPATH=build-gpu/python PYTHONUNBUFFERED=1 python3 test/gpu/run_gpu_tests.py \
   --bundles out/bundles --out "$out" ${kernels:+--kernels "$kernels"} 2>&1 | tee "$out/gpu_tests.log" | tail -40

@@ -71,6 +71,14 @@ struct Dist {
   layout::Index offset(int64_t reg) const {
     return blocked.registerOffset(parentShape, parentRegs[reg]);
   }
+  // True when threads hold replicas of elements: along a dimension the CTA
+  // tile exceeds (a small tile, or a slice's removed dimension).
+  bool replicates() const {
+    for (unsigned pd = 0; pd < parentShape.size(); ++pd)
+      if (blocked.ctaTile(pd) > parentShape[pd])
+        return true;
+    return false;
+  }
   // Maps a tile dimension to its dimension in the blocked layout.
   unsigned parentDim(unsigned dim) const {
     return sliceDim >= 0 && int(dim) >= sliceDim ? dim + 1 : dim;
@@ -219,6 +227,11 @@ private:
       out.push_back(idx);
     }
     return out;
+  }
+  // True in the program's first thread (the one that stores a scalar).
+  Value isThreadZero() {
+    Value tid = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, warp, i32(32)), lane);
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, i32(0));
   }
   // True in the one thread that owns each element among its replicas.
   SmallVector<Value> ownerPredicates(const Dist &d) {

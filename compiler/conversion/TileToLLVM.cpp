@@ -581,11 +581,25 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
   int64_t bytes = storageBytes(elem);
   bool isTile = isa<RankedTensorType>(op.getValue().getType());
   int64_t n = isTile ? numRegsOf(op.getPtr()) : 1;
-  if (isTile && failed(distOf(op, cast<RankedTensorType>(op.getValue().getType()))))
+  FailureOr<Dist> dist = failure();
+  if (isTile && failed(dist = distOf(op, cast<RankedTensorType>(op.getValue().getType()))))
     return failure();
   AccessPlan plan = planAccess(axisInfo, op, op.getPtr(), op.getMask(),
                                op.getValue().getType(), bytes);
   int64_t width = plan.width;
+  // Only one thread stores each element: a layout with more threads than
+  // the tile needs holds replicas of it, and a scalar is every thread's. Were
+  // replicas to store too, a kernel that reads what it overwrites (x += y in
+  // place) would race: a replica may load the element after another has
+  // stored the new value, and store it again updated twice. The owners are
+  // constant along a thread's vector runs, so the access plan still holds.
+  SmallVector<Value> owners;
+  if (!isTile)
+    owners.push_back(isThreadZero());
+  else if (dist->replicates())
+    owners = ownerPredicates(*dist);
+  bool masked = op.getMask() || !owners.empty();
+  bool maskUniform = !op.getMask() || plan.maskUniform;
   auto guarded = [&](Value pred, function_ref<void()> body) {
     if (!pred)
       return body();
@@ -594,8 +608,11 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
     b.setInsertionPointToStart(branch.thenBlock());
     body();
   };
-  auto maskOf = [&](int64_t r) {
-    return op.getMask() ? reg(op.getMask(), r) : Value();
+  auto maskOf = [&](int64_t r) -> Value {
+    Value mask = op.getMask() ? reg(op.getMask(), r) : Value();
+    if (owners.empty())
+      return mask;
+    return mask ? arith::AndIOp::create(b, loc, owners[r], mask).getResult() : owners[r];
   };
   for (int64_t r = 0; r < n; r += width) {
     Value ptr = reg(op.getPtr(), r);
@@ -619,15 +636,15 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
       for (int64_t k = 0; k < width; ++k)
         v = LLVM::InsertElementOp::create(b, loc, v, reg(op.getValue(), r + k), i32(k));
     }
-    if (op.getMask() && plan.maskUniform && ptx::predicatable(width * bytes)) {
+    if (masked && maskUniform && ptx::predicatable(width * bytes)) {
       ptx::storeWords(b, loc, ptr, maskOf(r), ptx::toWords(b, loc, v));
       continue;
     }
-    if (op.getMask() && plan.maskUniform && width * bytes == 2) {
+    if (masked && maskUniform && width * bytes == 2) {
       ptx::storeNarrow(b, loc, ptr, maskOf(r), v);
       continue;
     }
-    if (!op.getMask() || plan.maskUniform) {
+    if (!masked || maskUniform) {
       guarded(maskOf(r), [&] { LLVM::StoreOp::create(b, loc, v, ptr, width * bytes); });
       continue;
     }
@@ -663,10 +680,7 @@ LogicalResult KernelLowering::lowerAtomic(AtomicRMWOp op) {
   } else {
     // A scalar atomic is one operation of the program, not one per thread:
     // thread 0 performs it.
-    Value tid = arith::AddIOp::create(b, 
-        loc, arith::MulIOp::create(b, loc, warp, i32(32)), lane);
-    owners.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                             tid, i32(0)));
+    owners.push_back(isThreadZero());
   }
   Regs out;
   for (int64_t r = 0; r < n; ++r) {

@@ -21,7 +21,9 @@
 // CHECK: llvm.store %{{.*}}, %{{.*}} : i32, !llvm.ptr<3>
 // CHECK: nvvm.barrier0
 // CHECK-COUNT-4: llvm.load %{{.*}} : !llvm.ptr<3> -> i32
-// CHECK: llvm.store %{{.*}}, %{{.*}} : i32, !llvm.ptr<1>
+// The scalar result is stored by thread 0 alone (every thread holds it).
+// CHECK: %[[ST0:.*]] = llvm.icmp "eq"
+// CHECK: llvm.inline_asm has_side_effects {{.*}}"@$0 st.global.b32 [$1], $2;", "b,l,r" %[[ST0]]
 func.func @argmax(%x: !tile.ptr<f32> {tile.alignment = 16 : i64}, %out: !tile.ptr<i32>) attributes {tile.kernel, tile.num_warps = 4 : i32} {
   %r = tile.arange 0, 1024 : tensor<1024xi32>
   %p = tile.splat %x : !tile.ptr<f32> -> tensor<1024x!tile.ptr<f32>>

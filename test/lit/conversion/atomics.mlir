@@ -55,7 +55,10 @@ func.func @masked_max(%p: !tile.ptr<i32> {tile.alignment = 16 : i64}, %n: i32) a
 // CHECK: llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<3>
 // CHECK: nvvm.barrier0
 // CHECK: %[[OLD:.*]] = llvm.load %{{.*}} : !llvm.ptr<3> -> f32
-// CHECK: llvm.store %[[OLD]], %{{.*}} : f32, !llvm.ptr<1>
+// A scalar store is thread 0's (every thread holds the scalar).
+// CHECK: %[[ST0:.*]] = llvm.icmp "eq"
+// CHECK: %[[BITS:.*]] = llvm.bitcast %[[OLD]] : f32 to i32
+// CHECK: llvm.inline_asm has_side_effects {{.*}}"@$0 st.global.b32 [$1], $2;", "b,l,r" %[[ST0]], %{{.*}}, %[[BITS]]
 func.func @scalar(%p: !tile.ptr<f32>, %q: !tile.ptr<f32>, %v: f32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
   %old = tile.atomic_rmw "add" %p, %v : !tile.ptr<f32>, f32 -> f32
   tile.store %q, %old : !tile.ptr<f32>, f32
