@@ -10,4 +10,4 @@ def test_replicated_layouts_store_once():
     run_replicas = gpu_script("run_replicas", bundle="replicas.mgb")
     results, failures = run_replicas.run(os.path.join(os.environ["MEGAC_BUNDLES"], "replicas.mgb"))
     assert not failures, failures
-    assert set(results) == {"replicas_small", "replicas_rows", "replicas_scalar"}
+    assert set(results) == {"replicas_small", "replicas_rows", "replicas_scalar", "replicas_hop"}
