@@ -4,8 +4,8 @@ reads, through a layout in which several threads hold each element (a small tile
 hop's residual add at 16 warps). Only one thread may store each element; had every replica stored, one that loads
 an element after another stored it would store it updated twice. The first three run LAUNCHES times on zeros and
 every element must then be exact; they show the stores are right but rarely lose the race even without ownership.
-replicas_hop is the case where it was lost (the compiler before ownership wrote about 1500 of 8M residuals wrong
-at M = 4096): HOP_TRIALS launches on fresh random rows, each residual compared with x + residual rounded to bf16.
+replicas_hop is hop_fp8 at 16 warps, where it was lost (the compiler before ownership wrote thousands of
+residuals wrong at M >= 1024, H = 2048): HOP_TRIALS launches on fresh random rows, each residual compared with x + residual rounded to bf16.
 
     PYTHONPATH=build-gpu/python python3 test/gpu/run_replicas.py --bundle out/bundles/replicas.mgb [--out DIR]
 Exit status 0 when every element is exact; writes DIR/replicas.json.
@@ -44,7 +44,10 @@ def run(bundle_path, launches=LAUNCHES):
         hx = torch.randn(HOP_M, 2048, device="cuda", generator=g).bfloat16()
         res = torch.randn(HOP_M, 2048, device="cuda", generator=g).bfloat16()
         want = (hx.float() + res.float()).bfloat16()
-        mod.replicas_hop(hx, res, torch.empty_like(hx), HOP_M)
+        w = torch.randn(2048, device="cuda", generator=g).bfloat16()
+        scale = torch.ones((), device="cuda")
+        out = torch.empty(HOP_M, 2048, dtype=torch.float8_e4m3fn, device="cuda")
+        mod.replicas_hop(hx, res, w, out, scale, HOP_M, 2048, 1e-6)
         torch.cuda.synchronize()
         wrong += int((res.view(torch.int16) != want.view(torch.int16)).sum())
     results["replicas_hop"] = {"wrong": wrong, "of": HOP_M * 2048 * HOP_TRIALS}
