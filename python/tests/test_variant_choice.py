@@ -50,6 +50,12 @@ def _softmax_small(s, grid):
     return "n256" if s["N"] <= 256 else "n512"
 
 
+def _group_quant(s, grid):
+    if s["M"] * s["K"] < 1 << 24:
+        return "default"
+    return "wide32" if s["K"] % 4096 == 0 else "wide"  # 32 groups a program fill whole 4096-column rows
+
+
 def _attn_rows(s, grid):
     rows = s["T"] * (s["Hq"] // s["Hkv"])
     return "r64" if rows > 32 else "r32" if rows > 16 else "default"
@@ -63,8 +69,8 @@ EXPECTED = {
     "gdn_conv": ("gdn_conv", lambda s, g: "many_ctas" if g[0] * g[1] * g[2] > 12 * SMS else "default"),
     # few heads in all: 8 rows a program, twice the CTAs (gdn_verify.mega)
     "gdn_verify": ("gdn_verify", lambda s, g: "rows8" if s["B"] * s["HV"] <= 16 else "default"),
-    "group_quant": ("group_quant", lambda s, g: "wide" if s["M"] * s["K"] >= 1 << 24 else "default"),
-    "group_quant_ue8m0": ("group_quant_ue8m0", lambda s, g: "wide" if s["M"] * s["K"] >= 1 << 24 else "default"),
+    "group_quant": ("group_quant", _group_quant),
+    "group_quant_ue8m0": ("group_quant_ue8m0", _group_quant),
     "nvfp4_quant": ("nvfp4_quant", lambda s, g: "two_blocks" if s["M"] > 2048 else "default"),
     "nvfp4_quant_swizzled": ("nvfp4_quant_swizzled", lambda s, g: "two_blocks" if s["M"] > 2048 else "default"),
     "route": ("route", lambda s, g: "few_tokens" if s["M"] <= 128 else "default"),
