@@ -7,18 +7,15 @@ CPU, with no GPU. `Kernel.prepare` binds raw tensors whose shapes come from the 
 scalars (scalars a shape does not name are 1), and returns the launch it would make.
 """
 import glob
-import importlib.util
 import os
 import re
-import sys
-import types
 
 import pytest
 
 pytest.importorskip("megac._compiler", reason="megac._compiler not built")
 
 import megac  # noqa: E402
-from megac import reference  # noqa: E402
+from megac.reference.shapes import BENCH, SHAPES  # noqa: E402
 
 ROOT = os.environ.get("MEGAC_SOURCE_DIR") or os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 SMS = 132  # the H200 the thresholds were measured on
@@ -119,35 +116,11 @@ def _launch(kernel, entry, shape):
     return kernel.prepare(sms=SMS, **args)
 
 
-class _Inert(types.ModuleType):
-    """Any attribute, any call: an inert object (a stand-in dtype, default argument or decorator)."""
-
-    def __getattr__(self, name):
-        return _Inert(name)
-
-    def __call__(self, *args, **kwargs):
-        return _Inert("call")
-
-
-def _reference(name):
-    """The reference of kernel `name`, of which this test reads only the shape lists. The reference modules import
-    torch at the top, for their tensors; CI has no torch. Without it they are imported with an inert stand-in in
-    its place, which is taken out of sys.modules again - with every module imported under it - so that no other
-    test sees it (those that need torch skip without it)."""
-    if importlib.util.find_spec("torch") is not None:
-        return reference.get(name)
-    before = set(sys.modules)
-    sys.modules["torch"] = _Inert("torch")
-    try:
-        return reference.get(name)
-    finally:
-        for module in set(sys.modules) - before:
-            del sys.modules[module]
-
-
-def _shapes(ref):
+def _shapes(ref_name):
+    """The listed and the benchmarked shapes of reference `ref_name`, each once (megac.reference.shapes: no
+    torch, which CI lacks)."""
     seen = []
-    for s in list(ref.shapes) + list(ref.bench_shapes):
+    for s in SHAPES[ref_name] + BENCH[ref_name]:
         if s not in seen:
             seen.append(s)
     return seen
@@ -157,10 +130,9 @@ def _shapes(ref):
 def test_each_shape_launches_the_measured_variant(name, kernels):
     kernel, entry = kernels[name]
     ref_name, expected = EXPECTED[name]
-    ref = _reference(ref_name)
     names = {v["name"] for v in entry["variants"]}
     wrong = []
-    for shape in _shapes(ref):
+    for shape in _shapes(ref_name):
         launch = _launch(kernel, entry, shape)
         want = expected(shape, launch["grid"])
         assert want in names, f"{name}: no variant '{want}' (has {sorted(names)})"
@@ -176,7 +148,7 @@ EARLY = {"gdn_core": {"default", "cap168", "rows4", "rows8"}, "gdn_conv": {"defa
 @pytest.mark.parametrize("name", sorted(EARLY))
 def test_each_shape_launches_early_where_measured(name, kernels):
     kernel, entry = kernels[name]
-    for shape in _shapes(_reference(name)):
+    for shape in _shapes(name):
         launch = _launch(kernel, entry, shape)
         assert launch["early_launch"] == (launch["variant"] in EARLY[name]), f"{name} {shape}: {launch}"
 

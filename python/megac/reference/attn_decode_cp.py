@@ -16,6 +16,7 @@ import math
 import torch
 
 from .common import Close, Kernel, cdiv, generator, randn
+from .shapes import BENCH, SHAPES
 
 PAGE = 64
 D = 256
@@ -149,18 +150,8 @@ def _make(name, verify):
         # upper bound: every request at ctx tokens (the real lengths lie in [ctx/2, ctx])
         return B * ctx * Hkv * D * 2 * 2 + B * t * Hq * D * 2 * 3
 
-    heads = ((4, 1), (8, 1))
-    ctxs = (1, 63, 64, 65, 1000, 8192)
-    if verify:
-        shapes = [dict(B=b, ctx=c, Hq=hq, Hkv=hk, T=t) for hq, hk in heads for t in (2, 4, 8)
-                  for b in (1, 4, 32) for c in ctxs + (32768,) if c >= t]
-        bench = [dict(B=b, ctx=c, Hq=8, Hkv=1, T=4) for b in (1, 8, 32) for c in (4096, 32768)]
-    else:
-        shapes = [dict(B=b, ctx=c, Hq=hq, Hkv=hk) for hq, hk in heads for b in (1, 4, 32) for c in ctxs] + \
-                 [dict(B=b, ctx=131072, Hq=8, Hkv=1) for b in (1, 4)] + [dict(B=32, ctx=32768, Hq=4, Hkv=1)]
-        bench = [dict(B=b, ctx=c, Hq=8, Hkv=1) for b in (1, 8, 32) for c in (4096, 32768, 131072) if b * c <= 2**20]
     suffix = "verify" if verify else "q1"
-    return Kernel(name, shapes, bench, inputs, reference, {"o": Close(2e-2, 2e-2)}, bytes_moved,
+    return Kernel(name, SHAPES[name], BENCH[name], inputs, reference, {"o": Close(2e-2, 2e-2)}, bytes_moved,
                   launches=(f"attn_split_{suffix}", f"attn_merge_{suffix}"))
 
 

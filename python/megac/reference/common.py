@@ -4,8 +4,8 @@ Every kernel module in this package has the same shape, so the GPU test runner a
 kernel by the parameter names in its bundle manifest:
 
   NAME              the kernel name (bundle `<NAME>.mgb`, manifest kernel `NAME`)
-  SHAPES            list of dicts of shape parameters (the lists of shared/KERNELS.md)
-  BENCH_SHAPES      a smaller list for timing
+  SHAPES            list of dicts of shape parameters (the lists of shared/KERNELS.md; shapes.py, no torch)
+  BENCH_SHAPES      a smaller list for timing (shapes.py)
   inputs(**shape, device, seed) -> dict: every kernel parameter by manifest name (input tensors, output
                     buffers, scalars), plus extra entries the reference may need (ignored by the launcher)
   reference(args) -> dict of expected outputs by parameter name (computed on clones, args is not modified)
@@ -18,9 +18,6 @@ kernel by the parameter names in its bundle manifest:
 import torch
 
 from megac import testing
-
-M_LIST = [1, 2, 3, 8, 16, 33, 64, 128, 256, 1024, 4096, 16384]
-
 
 def generator(seed, device):
     g = torch.Generator(device=device)

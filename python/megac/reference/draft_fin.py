@@ -2,7 +2,8 @@
 (+ residual[t] in the draft_fin_residual variant), fp32 math, bf16 out."""
 import torch
 
-from .common import M_LIST, Close, Kernel, generator, randn
+from .common import Close, Kernel, generator, randn
+from .shapes import BENCH, SHAPES
 
 
 def _make(name, with_residual):
@@ -27,9 +28,7 @@ def _make(name, with_residual):
     def bytes_moved(M, H, k):
         return M * H * 2 * (k + 3 + (1 if with_residual else 0)) + M * k * 4 + H * 2
 
-    shapes = [dict(M=m, H=h, k=k) for h, k in ((2048, 8), (4096, 10)) for m in M_LIST if m <= 4096]
-    bench = [dict(M=m, H=4096, k=10) for m in (1, 16, 128, 1024)]
-    return Kernel(name, shapes, bench, inputs, reference, {"out": Close(1e-2, 1e-2)}, bytes_moved)
+    return Kernel(name, SHAPES[name], BENCH[name], inputs, reference, {"out": Close(1e-2, 1e-2)}, bytes_moved)
 
 
 VARIANTS = {"draft_fin": _make("draft_fin", False), "draft_fin_residual": _make("draft_fin_residual", True)}

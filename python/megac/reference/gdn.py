@@ -36,7 +36,3 @@ def head_params(HV, g, device):
     A_log = torch.log(uniform((HV,), g, device, 1.0, 16.0))
     return A_log, randn((HV,), g, device, torch.float32, std=0.5)
 
-
-B_LIST = (1, 2, 4, 8, 16, 32, 64, 128, 256)
-# (HV, HK): 397B TP8 (8, 2), TP16 (4, 1), TP4 (16, 4); 35B/80B TP4 (8, 4)
-HEADS = ((4, 1), (8, 2), (16, 4), (8, 4))

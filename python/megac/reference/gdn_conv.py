@@ -3,11 +3,11 @@ win = concat(conv[slot], x) [B, C, 4]; y = silu(sum_j w[:, j] * win[:, j]); conv
 import torch
 
 from .common import Bytes, Close, distinct_slots, generator, randn
+from .shapes import BENCH, SHAPES as _SHAPES
 
 NAME = "gdn_conv"
-B_LIST = (1, 2, 4, 8, 16, 32, 64, 128, 256)
-SHAPES = [dict(B=b, C=c) for c in (1024, 1536, 2048, 3072) for b in B_LIST]
-BENCH_SHAPES = [dict(B=b, C=c) for c in (1536, 3072) for b in (1, 16, 64, 256)]
+SHAPES = _SHAPES[NAME]
+BENCH_SHAPES = BENCH[NAME]
 CHECKS = {"y": Close(1e-2, 1e-2), "conv": Bytes()}
 INPLACE = ("conv",)
 

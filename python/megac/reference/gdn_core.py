@@ -3,10 +3,11 @@ import torch
 
 from . import gdn
 from .common import Close, distinct_slots, generator, randn
+from .shapes import BENCH, SHAPES as _SHAPES
 
 NAME = "gdn_core"
-SHAPES = [dict(B=b, HV=hv, HK=hk) for hv, hk in gdn.HEADS for b in gdn.B_LIST]
-BENCH_SHAPES = [dict(B=b, HV=hv, HK=hk) for hv, hk in ((8, 2), (16, 4)) for b in (1, 8, 32, 128, 256)]
+SHAPES = _SHAPES[NAME]
+BENCH_SHAPES = BENCH[NAME]
 # o is bf16; the state stays fp32 and is compared against the float64 recurrence
 CHECKS = {"o": Close(1e-2, 1e-2), "S": Close(1e-4, 1e-5)}
 INPLACE = ("S",)

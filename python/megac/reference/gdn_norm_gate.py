@@ -3,7 +3,8 @@ bf16 out, or (gdn_norm_gate_fp8) e4m3(clamp(y / scale)) with a static scale."""
 import torch
 
 from . import fp
-from .common import M_LIST, Bytes, Close, Kernel, div, generator, randn
+from .common import Bytes, Close, Kernel, div, generator, randn
+from .shapes import BENCH, SHAPES
 
 EPS = 1e-6
 D = 128
@@ -34,10 +35,8 @@ def _make(name, fp8):
     def bytes_moved(M, HV):
         return M * HV * D * (2 + 2 + (1 if fp8 else 2)) + D * 2
 
-    shapes = [dict(M=m, HV=hv) for hv in (4, 8, 16) for m in M_LIST if m <= 4096]
-    bench = [dict(M=m, HV=8) for m in (1, 16, 128, 1024, 4096)]
     checks = {"y": Bytes(allow="y_near_boundary") if fp8 else Close(1e-2, 1e-2)}
-    return Kernel(name, shapes, bench, inputs, reference, checks, bytes_moved)
+    return Kernel(name, SHAPES[name], BENCH[name], inputs, reference, checks, bytes_moved)
 
 
 VARIANTS = {"gdn_norm_gate": _make("gdn_norm_gate", False), "gdn_norm_gate_fp8": _make("gdn_norm_gate_fp8", True)}

@@ -4,11 +4,11 @@ import torch
 
 from . import gdn
 from .common import Bytes, Close, distinct_slots, generator, randn
+from .shapes import BENCH, SHAPES as _SHAPES
 
 NAME = "gdn_verify"
-SHAPES = [dict(B=b, T=t, HV=hv, HK=hk) for hv, hk in ((8, 2), (16, 4), (8, 4)) for t in (2, 3, 4, 8)
-          for b in (1, 2, 4, 16, 32, 64, 112) if b * t <= 896]
-BENCH_SHAPES = [dict(B=b, T=4, HV=8, HK=2) for b in (1, 8, 32, 112)]
+SHAPES = _SHAPES[NAME]
+BENCH_SHAPES = BENCH[NAME]
 CHECKS = {"o": Close(1e-2, 1e-2), "inter": Close(1e-4, 1e-5), "S": Bytes()}
 INPLACE = ("S",)  # restored between runs; the Bytes check proves the kernel left it alone
 

@@ -4,7 +4,8 @@ Outputs q[M, K] e4m3, s[M, K/128] f32."""
 import torch
 
 from . import fp
-from .common import M_LIST, Bytes, Kernel, div, generator, randn
+from .common import Bytes, Kernel, div, generator, randn
+from .shapes import BENCH, SHAPES
 
 GROUP = 128
 BOUNDARY_ULPS = 1
@@ -35,11 +36,9 @@ def _make(name, ue8m0):
     def bytes_moved(M, K):
         return M * K * 3 + M * K // GROUP * 4
 
-    shapes = [dict(M=m, K=k) for k in (512, 2048, 4096, 7168) for m in M_LIST]
-    bench = [dict(M=m, K=k) for k in (2048, 4096) for m in (1, 16, 128, 1024, 4096, 16384)]
     # the scale is a max and one IEEE division: bit exact
     checks = {"q": Bytes(allow="q_near_boundary"), "s": Bytes()}
-    return Kernel(name, shapes, bench, inputs, reference, checks, bytes_moved)
+    return Kernel(name, SHAPES[name], BENCH[name], inputs, reference, checks, bytes_moved)
 
 
 VARIANTS = {"group_quant": _make("group_quant", False), "group_quant_ue8m0": _make("group_quant_ue8m0", True)}

@@ -4,13 +4,9 @@ Qwen3.5 kernel: nothing to benchmark."""
 import torch
 
 from .common import Close, Kernel, generator, randn
+from .shapes import SHAPES
 
-# M and N include partial tiles of the kernel's 64 x 64; K is a multiple of its step of 32.
-_SHAPES = [dict(M=m, N=n, K=k) for m, n, k in
-           ((64, 64, 32), (1, 8, 32), (100, 72, 64), (128, 192, 256), (257, 130, 96), (512, 512, 512))]
-
-
-def _make(name, transposed, dtype=torch.bfloat16, shapes=None):
+def _make(name, transposed, dtype=torch.bfloat16):
     def inputs(M, N, K, device="cuda", seed=0):
         g = generator(seed, device)
         return dict(a=randn((M, K), g, device, dtype), b=randn((N, K) if transposed else (K, N), g, device, dtype),
@@ -24,10 +20,9 @@ def _make(name, transposed, dtype=torch.bfloat16, shapes=None):
         return 2 * (M * K + K * N) + 4 * M * N
 
     # products of bf16 values are exact in f32; only the f32 sums round
-    return Kernel(name, shapes or _SHAPES, [], inputs, reference, {"c": Close(1e-4, 1e-4)}, bytes_moved)
+    return Kernel(name, SHAPES[name], [], inputs, reference, {"c": Close(1e-4, 1e-4)}, bytes_moved)
 
 
-# matmul_f16: f16 operands, K = 64 (one step), N a multiple of 8.
-_F16_SHAPES = [dict(M=m, N=n, K=64) for m, n in ((64, 64), (1, 8), (100, 72), (257, 136))]
+# matmul_f16: f16 operands, K = 64 (one step), N a multiple of 8 (shapes.py).
 VARIANTS = {"matmul": _make("matmul", False), "matmul_nt": _make("matmul_nt", True),
-            "matmul_f16": _make("matmul_f16", False, torch.float16, _F16_SHAPES)}
+            "matmul_f16": _make("matmul_f16", False, torch.float16)}

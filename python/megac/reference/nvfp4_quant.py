@@ -11,7 +11,8 @@ ceil(K/64)*4].
 import torch
 
 from . import fp
-from .common import M_LIST, Bytes, Kernel, cdiv, div, generator, randn
+from .common import Bytes, Kernel, cdiv, div, generator, randn
+from .shapes import BENCH, SHAPES
 
 
 def global_scale(x):
@@ -63,11 +64,7 @@ def _make(name, swizzled):
     def bytes_moved(M, K):
         return M * K * 2 + M * K // 2 + M * K // 16
 
-    shapes = [dict(M=m, K=k) for k in (256, 1024, 2048, 4096) for m in M_LIST]
-    # M = 8192, K = 4096 is the shape of the quantization issue's bandwidth target.
-    bench = [dict(M=m, K=k) for k in (2048, 4096) for m in (1, 16, 128, 1024, 4096, 16384)]
-    bench.insert(bench.index(dict(M=16384, K=4096)), dict(M=8192, K=4096))
-    return Kernel(name, shapes, bench, inputs, reference, {"q": Bytes(), "sf": Bytes()}, bytes_moved)
+    return Kernel(name, SHAPES[name], BENCH[name], inputs, reference, {"q": Bytes(), "sf": Bytes()}, bytes_moved)
 
 
 VARIANTS = {"nvfp4_quant": _make("nvfp4_quant", False),

@@ -6,9 +6,9 @@
 import torch
 
 from .common import Close, Kernel, generator, randn
+from .shapes import BENCH, SHAPES
 
 TILE = 128
-T_LIST = (1, 2, 3, 8, 33, 128, 1024, 4096)
 # fp32 sums of 128 values in another order than torch's: a few ulps of the largest partial sums.
 CHECKS_RTOL, CHECKS_ATOL = 1e-5, 1e-4
 
@@ -29,9 +29,7 @@ def _make(name, axis):
     def bytes_moved(T):
         return T * TILE * TILE * 4 + T * TILE * 4
 
-    shapes = [dict(T=t) for t in T_LIST]
-    bench = [dict(T=t) for t in (8, 1024, 4096, 16384)]
-    return Kernel(name, shapes, bench, inputs, reference, {out: Close(CHECKS_RTOL, CHECKS_ATOL)}, bytes_moved)
+    return Kernel(name, SHAPES[name], BENCH[name], inputs, reference, {out: Close(CHECKS_RTOL, CHECKS_ATOL)}, bytes_moved)
 
 
 VARIANTS = {

@@ -4,7 +4,8 @@ import torch
 
 from megac import testing
 
-from .common import M_LIST, Close, Kernel, generator, randn
+from .common import Close, Kernel, generator, randn
+from .shapes import BENCH, SHAPES
 
 # Two experts whose reference probabilities differ by less than this (relative) may come out in either
 # order (the kernel's exp/sum may differ by an ulp); exactly equal logits must keep the lower index first.
@@ -65,9 +66,7 @@ def _make(name, dtype):
     def bytes_moved(M, E, k):
         return M * E * (2 if dtype == torch.bfloat16 else 4) + M * k * 8
 
-    shapes = [dict(M=m, E=e, k=k) for e, k in ((256, 8), (512, 10)) for m in M_LIST]
-    bench = [dict(M=m, E=512, k=10) for m in (1, 16, 128, 1024, 4096)]
-    return Kernel(name, shapes, bench, inputs, reference, {"ids": check_ids, "w": check_w}, bytes_moved)
+    return Kernel(name, SHAPES[name], BENCH[name], inputs, reference, {"ids": check_ids, "w": check_w}, bytes_moved)
 
 
 VARIANTS = {"route": _make("route", torch.bfloat16), "route_f32": _make("route_f32", torch.float32)}

@@ -2,13 +2,12 @@
 import torch
 
 from . import fp
-from .common import M_LIST, Bytes, div, generator, randn
+from .common import Bytes, div, generator, randn
+from .shapes import BENCH, SHAPES as _SHAPES
 
 NAME = "shared_act_quant"
-SHAPES = [dict(M=m, I=i) for i in (128, 256, 512, 1024) for m in M_LIST] + \
-         [dict(M=m, I=14336) for m in (1, 128, 4096)]
-BENCH_SHAPES = [dict(M=m, I=i) for i in (512, 1024, 14336) for m in (1, 16, 128, 1024, 4096, 16384)
-                if m * i <= 16384 * 1024]
+SHAPES = _SHAPES[NAME]
+BENCH_SHAPES = BENCH[NAME]
 # Bytes may differ only where the fp32 value sits within BOUNDARY_ULPS fp32 ulps of a rounding boundary.
 BOUNDARY_ULPS = 1
 CHECKS = {"q": Bytes(allow="q_near_boundary")}

@@ -8,7 +8,8 @@ Both kernels keep rows in registers: one read of x, one write of y. N is a multi
 """
 import torch
 
-from .common import M_LIST, Close, Kernel, generator, randn
+from .common import Close, Kernel, generator, randn
+from .shapes import BENCH, SHAPES
 
 # bf16 output: about 2^-9 relative from the final rounding alone; exp2.approx and the summation order add
 # far less. atol only guards outputs that underflow toward zero.
@@ -30,14 +31,12 @@ def bytes_moved(M, N):
     return M * N * (2 + 2)
 
 
-def _make(name, n_list, bench_n):
-    shapes = [dict(M=m, N=n) for n in n_list for m in M_LIST]
-    bench = [dict(M=m, N=n) for n in bench_n for m in (1, 128, 4096, 16384)]
-    return Kernel(name, shapes, bench, inputs, reference, CHECKS, bytes_moved)
+def _make(name):
+    return Kernel(name, SHAPES[name], BENCH[name], inputs, reference, CHECKS, bytes_moved)
 
 
 MAX_N = {"softmax": 4096, "softmax_small": 1024}
 VARIANTS = {
-    "softmax": _make("softmax", (256, 1024, 2048, 4096), (4096,)),
-    "softmax_small": _make("softmax_small", (16, 128, 256, 1008, 1024), (256, 1024)),
+    "softmax": _make("softmax"),
+    "softmax_small": _make("softmax_small"),
 }

@@ -2,10 +2,11 @@
 import torch
 
 from .common import Bytes, generator, randn
+from .shapes import BENCH, SHAPES as _SHAPES
 
 NAME = "vector_add"
-SHAPES = [dict(n=n) for n in (1, 7, 16, 1000, 1024, 4097, 65536, 1 << 20, (1 << 24) + 3)]
-BENCH_SHAPES = [dict(n=n) for n in (1 << 16, 1 << 20, 1 << 24, 1 << 26)]
+SHAPES = _SHAPES[NAME]
+BENCH_SHAPES = BENCH[NAME]
 # IEEE fp32 add is exactly rounded, so the kernel must reproduce every bit.
 CHECKS = {"out": Bytes()}
 INPLACE = ()
