@@ -9,13 +9,11 @@ megac's side is test/gpu/fast_logistic_all.mega (8 values a thread). All 2^32 bi
 usage (GPU machine): PYTHONPATH=build-gpu/python python3 test/gpu/check_fast_logistic.py --bundle B.mgb [--out F]
 Exits 1 when any output differs (NaN equals NaN).
 """
-import argparse
-import json
-import sys
-
 import torch
 import triton
 import triton.language as tl
+
+from check_logistic_quotient import differ, main
 
 CHUNK = 1 << 28
 REPLACED = """{
@@ -37,11 +35,6 @@ def _replaced(x_ptr, s_ptr, g_ptr, ASM: tl.constexpr, BLOCK: tl.constexpr):
     tl.store(g_ptr + offs, g)
 
 
-def differ(a, b):
-    """Elements whose bits differ, NaN equal to NaN."""
-    return int(((a.view(torch.int32) != b.view(torch.int32)) & ~(a.isnan() & b.isnan())).sum())
-
-
 def run(bundle):
     import megac
     mod = megac.load(bundle)
@@ -58,20 +51,5 @@ def run(bundle):
     return totals
 
 
-def main():
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--bundle", required=True)
-    p.add_argument("--out", default="")
-    a = p.parse_args()
-    totals = run(a.bundle)
-    result = {"patterns": 1 << 32, "mismatches": totals, "device": torch.cuda.get_device_name(),
-              "torch": torch.__version__, "triton": triton.__version__}
-    print(json.dumps(result, indent=1))
-    if a.out:
-        with open(a.out, "w") as f:
-            json.dump(result, f, indent=1)
-    sys.exit(1 if any(totals.values()) else 0)
-
-
 if __name__ == "__main__":
-    main()
+    main(run, __doc__)

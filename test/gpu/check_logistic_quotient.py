@@ -69,12 +69,14 @@ def run(bundle):
     return totals
 
 
-def main():
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(run_check, doc):
+    """The command line of an exhaustive check (this one, check_fast_logistic.py): --bundle B.mgb [--out F.json];
+    prints the mismatch counts run_check(bundle) returns and exits 1 if one is not 0."""
+    p = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--bundle", required=True)
     p.add_argument("--out", default="")
     a = p.parse_args()
-    totals = run(a.bundle)
+    totals = run_check(a.bundle)
     result = {"patterns": 1 << 32, "mismatches": totals, "device": torch.cuda.get_device_name(),
               "torch": torch.__version__, "triton": triton.__version__}
     print(json.dumps(result, indent=1))
@@ -85,4 +87,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    main(run, __doc__)
