@@ -104,7 +104,7 @@ LogicalResult KernelLowering::lowerDivide(arith::DivFOp op) {
 LogicalResult KernelLowering::lowerFastDivide(arith::DivFOp op) {
   Type f32 = b.getF32Type();
   bool fastMath = func->hasAttr(tile::attr::kFastMath);
-  int64_t n = std::max(numRegsOf(op.getLhs()), numRegsOf(op.getRhs()));
+  int64_t n = quotientRegs(op);
   bool normalDivisor = fastMath && n >= 2 && atLeastOneOrNaN(op.getRhs());
   if (fastMath && !normalDivisor)
     declareLibdevice("__nv_fast_fdividef", f32, 2);
@@ -136,7 +136,7 @@ LogicalResult KernelLowering::lowerFastDivide(arith::DivFOp op) {
 // IEEE division (one branch for the tile); otherwise, or when nearly every
 // element has its own divisor, each element takes div.rn as before.
 LogicalResult KernelLowering::lowerFp8Quotient(arith::DivFOp op) {
-  int64_t n = std::max(numRegsOf(op.getLhs()), numRegsOf(op.getRhs()));
+  int64_t n = quotientRegs(op);
   llvm::MapVector<Value, Value> reciprocals; // divisor -> RN(1 / divisor)
   for (int64_t i = 0; i < n; ++i)
     reciprocals.insert({reg(op.getRhs(), i), Value()});
@@ -200,7 +200,7 @@ KernelLowering::matchLogisticQuotient(arith::DivFOp op) {
 // value at the H200's issue limit (results/tuning_logistic_quotient_e15a60d.md).
 // One value a thread keeps div.rn: its check is as cheap.
 LogicalResult KernelLowering::lowerLogisticQuotient(arith::DivFOp op, LogisticQuotient form) {
-  int64_t n = std::max(numRegsOf(op.getLhs()), numRegsOf(op.getRhs()));
+  int64_t n = quotientRegs(op);
   if (n < 2)
     return lowerElementwise(op);
   IRInverseOps ops{b, loc};
@@ -241,7 +241,7 @@ LogicalResult KernelLowering::lowerLogisticQuotient(arith::DivFOp op, LogisticQu
 // than per-value div.rn on small, latency-bound grids, slower on large ones
 // (results/tuning_saq_gng_7770c7c.md). One value a thread gains nothing.
 LogicalResult KernelLowering::lowerTileDivide(arith::DivFOp op) {
-  int64_t n = std::max(numRegsOf(op.getLhs()), numRegsOf(op.getRhs()));
+  int64_t n = quotientRegs(op);
   if (n < 2)
     return lowerElementwise(op);
   IRInverseOps ops{b, loc};

@@ -233,8 +233,11 @@ private:
     Value tid = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, warp, i32(32)), lane);
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, i32(0));
   }
-  // True in the one thread that owns each element among its replicas.
+  // True in the one thread that owns each element among its replicas, a
+  // value per register; none for a layout without replicas.
   SmallVector<Value> ownerPredicates(const Dist &d) {
+    if (!d.replicates())
+      return {};
     SmallVector<Value> base = threadBase(d.blocked);
     SmallVector<Value> out;
     for (int64_t r = 0; r < d.numRegs(); ++r) {
@@ -248,7 +251,7 @@ private:
                                            i32(d.parentShape[pd]));
         all = all ? arith::AndIOp::create(b, loc, all, ok).getResult() : ok;
       }
-      out.push_back(all ? all : arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1).getResult());
+      out.push_back(all); // some dimension replicates: never null
     }
     return out;
   }
@@ -355,6 +358,10 @@ private:
 
   void declareLibdevice(StringRef name, Type elem, unsigned arity);
   LogicalResult lowerDivide(arith::DivFOp op);
+  // A division's registers: the larger operand's (a scalar one is broadcast).
+  int64_t quotientRegs(arith::DivFOp op) {
+    return std::max(numRegsOf(op.getLhs()), numRegsOf(op.getRhs()));
+  }
   LogicalResult lowerFastDivide(arith::DivFOp op);
   LogicalResult lowerFp8Quotient(arith::DivFOp op);
   LogicalResult lowerIeeeDivide(arith::DivFOp op);

@@ -408,35 +408,25 @@ LogicalResult KernelLowering::lowerMath(Operation *op) {
            << " needs f32 or f64, got " << elem << "; hint: compute in f32, e.g. " << base
            << "(x as f32)";
   // @fast_math: exp and exp2 are one ex2.approx.ftz.f32 (exp after a
-  // multiply by log2(e)): results below 2^-126 flush to zero, which saves
-  // the three instructions a value that scale a denormal result in and out
-  // of the non-ftz ex2.approx.
+  // multiply by log2(e)), rsqrt one rsqrt.approx.ftz.f32. The ftz forms
+  // flush subnormals (exp's results below 2^-126, rsqrt's arguments: +inf),
+  // which saves the three instructions a value that scale them in and out of
+  // the non-ftz ex2.approx and of libdevice's rsqrt.approx.f32.
   bool fastMath = elem.isF32() && func->hasAttr(tile::attr::kFastMath);
-  if (fastMath && (base == "exp" || base == "exp2")) {
+  StringRef ftzIntrinsic = !fastMath                          ? ""
+                           : base == "exp" || base == "exp2" ? "llvm.nvvm.ex2.approx.ftz.f"
+                           : base == "rsqrt"                 ? "llvm.nvvm.rsqrt.approx.ftz.f"
+                                                             : "";
+  if (!ftzIntrinsic.empty()) {
     Regs out;
     Value log2e = base == "exp" ? constant(b.getF32FloatAttr(1.4426950408889634f)) : Value();
     for (int64_t i = 0, n = numRegsOf(op->getOperand(0)); i < n; ++i) {
       Value x = reg(op->getOperand(0), i);
       if (log2e)
         x = arith::MulFOp::create(b, loc, x, log2e);
-      out.push_back(LLVM::CallIntrinsicOp::create(b, loc, elem, b.getStringAttr("llvm.nvvm.ex2.approx.ftz.f"),
-                                                  ValueRange{x})
+      out.push_back(LLVM::CallIntrinsicOp::create(b, loc, elem, b.getStringAttr(ftzIntrinsic), ValueRange{x})
                         .getResult(0));
     }
-    values[op->getResult(0)] = out;
-    return success();
-  }
-  // @fast_math: rsqrt is rsqrt.approx.ftz.f32, one instruction: a subnormal
-  // argument flushes to zero (the result is +inf), which saves the check and
-  // two multiplies that scale such an argument in and out of the non-ftz
-  // rsqrt.approx.f32 (libdevice's __nv_rsqrtf).
-  if (fastMath && base == "rsqrt") {
-    Regs out;
-    for (int64_t i = 0, n = numRegsOf(op->getOperand(0)); i < n; ++i)
-      out.push_back(LLVM::CallIntrinsicOp::create(b, loc, elem,
-                                                  b.getStringAttr("llvm.nvvm.rsqrt.approx.ftz.f"),
-                                                  ValueRange{reg(op->getOperand(0), i)})
-                        .getResult(0));
     values[op->getResult(0)] = out;
     return success();
   }
@@ -593,11 +583,7 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
   // place) would race: a replica may load the element after another has
   // stored the new value, and store it again updated twice. The owners are
   // constant along a thread's vector runs, so the access plan still holds.
-  SmallVector<Value> owners;
-  if (!isTile)
-    owners.push_back(isThreadZero());
-  else if (dist->replicates())
-    owners = ownerPredicates(*dist);
+  SmallVector<Value> owners = isTile ? ownerPredicates(*dist) : SmallVector<Value>{isThreadZero()};
   bool masked = op.getMask() || !owners.empty();
   bool maskUniform = !op.getMask() || plan.maskUniform;
   auto guarded = [&](Value pred, function_ref<void()> body) {
