@@ -1,6 +1,7 @@
 #include "PTXEmitter.h"
 #include "PtxClone.h"
 #include "SlsrGate.h"
+#include "PassSkips.h"
 #include "ValueMajorOrder.h"
 #include "../target/Target.h"
 
@@ -274,7 +275,10 @@ ModuleResult compileModule(llvm::Module &module, llvm::TargetMachine &machine,
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
   llvm::ModuleAnalysisManager mam;
-  llvm::PassBuilder pb(&machine);
+  PassSkips optSkips("opt", PassSkips::keysFromEnvironment());
+  llvm::PassInstrumentationCallbacks pic;
+  optSkips.registerOn(pic);
+  llvm::PassBuilder pb(&machine, llvm::PipelineTuningOptions(), std::nullopt, &pic);
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);
   pb.registerFunctionAnalyses(fam);
@@ -300,7 +304,9 @@ ModuleResult compileModule(llvm::Module &module, llvm::TargetMachine &machine,
     llvm::raw_string_ostream os(r.llvmIR);
     module.print(os, nullptr);
   }
-  SlsrGate gate = SlsrGate::forLargeFunctions(module);
+  PassSkips codegenSkips("cg", PassSkips::keysFromEnvironment());
+  SlsrGate slsr = SlsrGate::forLargeFunctions(module);
+  SkipsThenGate gate(codegenSkips, slsr);
   module.getContext().setOptPassGate(gate);
   llvm::SmallString<0> ptx;
   {

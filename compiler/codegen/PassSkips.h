@@ -1,0 +1,75 @@
+#pragma once
+// LLVM's O3 pipeline and NVPTX's code generator, less the pass runs that
+// change no kernel's PTX.
+//
+// A pass run is named by a key, "phase:pass:n": phase `opt` (the O3 pipeline,
+// pass names as the new pass manager spells them) or `cg` (the legacy code
+// generation pipeline, pass arguments), and n counts the pass's earlier runs
+// on the same function (module, call-graph SCC): "opt:InstCombinePass:3" is
+// O3's fourth InstCombine on every function. Only optional passes are asked;
+// skipping one never makes the code wrong, at worst slower.
+//
+// The built-in list (PassSkipList.inc) holds the runs whose removal leaves the
+// PTX of every kernel in kernels-dsl/ and test/gpu/ byte-identical on every
+// target, found one run at a time by scripts/find_pass_skips.py; the test
+// `pass_skips_identity` compiles all of them with and without the list and
+// fails if any PTX differs (a new kernel, or another LLVM), which is when
+// the script is run again. Environment, for that script:
+//   MEGAC_PASS_SKIPS  "none": the full pipelines; else a comma-separated
+//                     list of keys instead of the built-in one
+//   MEGAC_PASS_LOG    a file that every pass run's key is appended to
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/IR/OptBisect.h"
+
+#include <string>
+
+namespace llvm {
+class PassInstrumentationCallbacks;
+}
+
+namespace megac {
+
+class PassSkips {
+public:
+  // The keys to skip: the built-in list unless $MEGAC_PASS_SKIPS says.
+  static llvm::StringSet<> keysFromEnvironment();
+  // The built-in list.
+  static const llvm::StringSet<> &builtinKeys();
+
+  PassSkips(std::string phase, llvm::StringSet<> keys);
+  PassSkips(const PassSkips &) = delete;
+  ~PassSkips();  // appends the log to $MEGAC_PASS_LOG, when set
+
+  // Counts the run of `pass` on `unit` and says whether it happens.
+  bool shouldRun(llvm::StringRef pass, llvm::StringRef unit);
+  // Asked by the new pass manager's optional passes.
+  void registerOn(llvm::PassInstrumentationCallbacks &pic);
+  unsigned skipped() const { return numSkipped; }
+
+private:
+  std::string phase;
+  llvm::StringSet<> keys;
+  llvm::StringMap<unsigned> runs;  // "pass\0unit" -> runs so far
+  std::string log;
+  bool logging = false;
+  unsigned numSkipped = 0;
+};
+
+// A legacy pass manager's gate (LLVMContext::setOptPassGate): a pass runs if
+// `skips` lets it and then `next` does (when enabled).
+class SkipsThenGate : public llvm::OptPassGate {
+public:
+  SkipsThenGate(PassSkips &skips, const llvm::OptPassGate &next) : skips(skips), next(next) {}
+  bool isEnabled() const override { return true; }
+  bool shouldRunPass(llvm::StringRef pass, llvm::StringRef unit) const override {
+    return skips.shouldRun(pass, unit) && (!next.isEnabled() || next.shouldRunPass(pass, unit));
+  }
+
+private:
+  PassSkips &skips;
+  const llvm::OptPassGate &next;
+};
+
+} // namespace megac
