@@ -11,7 +11,6 @@
 #include "mlir/Target/LLVMIR/Export.h"
 
 #include "llvm/Bitcode/BitcodeReader.h"
-#include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
@@ -33,7 +32,6 @@
 #include <cstdlib>
 #include <mutex>
 #include <sys/stat.h>
-#include <thread>
 
 using namespace mlir;
 
@@ -55,6 +53,22 @@ bool exists(const std::string &path) {
   return stat(path.c_str(), &st) == 0;
 }
 
+// The bytes of libdevice at `path`, read once for every thread and kept;
+// null if it cannot be read.
+const llvm::MemoryBuffer *libdeviceBytes(const std::string &path) {
+  static std::mutex mutex;
+  static std::map<std::string, std::unique_ptr<llvm::MemoryBuffer>> loaded;
+  std::lock_guard<std::mutex> lock(mutex);
+  std::unique_ptr<llvm::MemoryBuffer> &slot = loaded[path];
+  if (!slot) {
+    auto buffer = llvm::MemoryBuffer::getFile(path);
+    if (!buffer)
+      return nullptr;
+    slot = std::move(*buffer);
+  }
+  return slot.get();
+}
+
 // Links only the libdevice functions the kernel calls, then internalizes
 // them so that the optimizer inlines and drops the rest.
 LogicalResult linkLibdevice(llvm::Module &module, const std::string &path,
@@ -71,15 +85,9 @@ LogicalResult linkLibdevice(llvm::Module &module, const std::string &path,
   // libdevice holds ~350 functions and a kernel calls a few: load it lazily,
   // so that linking materializes only those (parsing it all costs more than
   // the rest of the compilation).
-  static std::unique_ptr<llvm::MemoryBuffer> bytes;
-  static std::string bytesPath;
-  if (!bytes || bytesPath != path) {
-    auto buffer = llvm::MemoryBuffer::getFile(path);
-    if (!buffer)
-      return emitError(loc, "cannot read libdevice '") << path << "'";
-    bytes = std::move(*buffer);
-    bytesPath = path;
-  }
+  const llvm::MemoryBuffer *bytes = libdeviceBytes(path);
+  if (!bytes)
+    return emitError(loc, "cannot read libdevice '") << path << "'";
   auto lib = llvm::getLazyBitcodeModule(bytes->getMemBufferRef(),
                                         module.getContext());
   if (!lib) {
@@ -250,10 +258,6 @@ std::unique_ptr<llvm::TargetMachine> makeMachine(const Target &target, std::stri
   return machine;
 }
 
-bool isKernel(const llvm::Function &f) {
-  return !f.isDeclaration() && f.getCallingConv() == llvm::CallingConv::PTX_Kernel;
-}
-
 using Clock = std::chrono::steady_clock;
 double msSince(Clock::time_point t) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
@@ -324,93 +328,6 @@ ModuleResult compileModule(llvm::Module &module, llvm::TargetMachine &machine,
   return r;
 }
 
-// How many threads compile a module's kernels: MEGAC_THREADS, else the
-// hardware's.
-unsigned threadCount() {
-  if (const char *env = std::getenv("MEGAC_THREADS"))
-    return std::max(1, std::atoi(env));
-  return std::max(1u, std::thread::hardware_concurrency());
-}
-
-// A group of kernels smaller than this (LLVM instructions before O3) is not
-// worth a thread: moving it to a module of its own and back costs about what
-// compiling 250 instructions does.
-constexpr unsigned kMinGroupInstructions = 250;
-
-// The kernels of `module` in up to `threads` groups of about equal size (the
-// largest kernel first into the smallest group), by their order in the
-// module within a group; the first group is the largest, and takes the
-// kernels of every group too small to gain.
-std::vector<std::vector<std::string>> groupKernels(const llvm::Module &module, unsigned threads) {
-  std::vector<const llvm::Function *> kernels;
-  for (const llvm::Function &f : module)
-    if (isKernel(f))
-      kernels.push_back(&f);
-  std::vector<const llvm::Function *> bySize = kernels;
-  std::stable_sort(bySize.begin(), bySize.end(), [](auto *a, auto *b) {
-    return a->getInstructionCount() > b->getInstructionCount();
-  });
-  size_t n = std::min<size_t>(threads, kernels.size());
-  std::vector<unsigned> load(n, 0);
-  std::map<const llvm::Function *, size_t> groupOf;
-  for (const llvm::Function *f : bySize) {
-    size_t g = std::min_element(load.begin(), load.end()) - load.begin();
-    load[g] += f->getInstructionCount();
-    groupOf[f] = g;
-  }
-  std::vector<std::vector<std::string>> groups(n);
-  for (const llvm::Function *f : kernels)
-    groups[groupOf[f]].push_back(f->getName().str());
-  std::vector<size_t> order(n);
-  for (size_t g = 0; g < n; ++g)
-    order[g] = g;
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return load[a] > load[b]; });
-  // The first group takes every kernel of a group too small to gain.
-  std::vector<std::vector<std::string>> out(1);
-  for (size_t g : order)
-    if (!groups[g].empty() && g != order.front() && load[g] >= kMinGroupInstructions)
-      out.push_back(groups[g]);
-  for (const llvm::Function *f : kernels)
-    if (!llvm::any_of(out, [&](auto &group) { return llvm::is_contained(group, f->getName().str()); }))
-      out[0].push_back(f->getName().str());
-  return out;
-}
-
-bool inGroup(const std::vector<std::string> &group, llvm::StringRef name) {
-  return llvm::is_contained(group, name.str());
-}
-
-// Removes from `module` the kernels (or their declarations) that `drop`
-// picks, and the shared buffers nothing uses any more.
-void dropKernels(llvm::Module &module, llvm::function_ref<bool(const llvm::Function &)> drop) {
-  for (llvm::Function &f : llvm::make_early_inc_range(module))
-    if (f.getCallingConv() == llvm::CallingConv::PTX_Kernel && drop(f)) {
-      f.replaceAllUsesWith(llvm::PoisonValue::get(f.getType()));
-      f.eraseFromParent();
-    }
-  for (llvm::GlobalVariable &g : llvm::make_early_inc_range(module.globals()))
-    if (g.hasLocalLinkage() && g.use_empty())
-      g.eraseFromParent();
-}
-
-// Moves the kernels of `group` out of `module` into a module of their own
-// (with everything else they use), as bitcode: another thread reads it into
-// a context of its own (an LLVM context is not shared between threads).
-llvm::SmallString<0> extractKernels(llvm::Module &module, const std::vector<std::string> &group) {
-  llvm::ValueToValueMapTy map;
-  std::unique_ptr<llvm::Module> part =
-      llvm::CloneModule(module, map, [&](const llvm::GlobalValue *gv) {
-        auto *f = llvm::dyn_cast<llvm::Function>(gv);
-        return !f || !isKernel(*f) || inGroup(group, f->getName());
-      });
-  dropKernels(*part, [&](const llvm::Function &f) { return !inGroup(group, f.getName()); });
-  dropKernels(module, [&](const llvm::Function &f) { return inGroup(group, f.getName()); });
-  llvm::SmallString<0> bitcode;
-  llvm::raw_svector_ostream os(bitcode);
-  llvm::WriteBitcodeToFile(*part, os);
-  return bitcode;
-}
-
 } // namespace
 
 FailureOr<PTXOutput> emitPTX(ModuleOp module, const Target &target,
@@ -449,69 +366,15 @@ FailureOr<PTXOutput> emitPTX(ModuleOp module, const Target &target,
     copyText = copyText && !usesGlobals(*llvmModule->getFunction(v.of));
   std::vector<Variant> clones = copyText ? std::vector<Variant>{} : variants;
 
-  // Kernels compile on threads, in groups of about equal size, one module
-  // each (the PTX is the same: mergePtxModules); the IR, when kept, comes
-  // from one module. This thread keeps the first group in `llvmModule`.
-  std::vector<std::string> entryOrder, globalOrder;
-  for (const llvm::Function &f : *llvmModule)
-    if (isKernel(f))
-      entryOrder.push_back(f.getName().str());
-  for (const llvm::GlobalVariable &g : llvmModule->globals())
-    globalOrder.push_back(g.getName().str());
-  // (Variants compiled as clones share their kernel's shared globals, which
-  // NVPTX then declares at module level: one module.)
-  std::vector<std::vector<std::string>> groups =
-      groupKernels(*llvmModule, keepIR || !clones.empty() ? 1 : threadCount());
-  std::vector<llvm::SmallString<0>> parts;
-  for (size_t g = 1; g < groups.size(); ++g)
-    parts.push_back(extractKernels(*llvmModule, groups[g]));
   out.translateMs = msSince(start);
-  auto t0 = Clock::now();
 
-  std::vector<ModuleResult> results(groups.size());
-  std::vector<std::thread> pool;
-  for (size_t g = 1; g < groups.size(); ++g)
-    pool.emplace_back([&, g] {
-      llvm::LLVMContext context;
-      auto part = llvm::parseBitcodeFile(llvm::MemoryBufferRef(parts[g - 1].str(), "part"), context);
-      std::string why;
-      auto partMachine = makeMachine(target, why);
-      if (!part)
-        why = llvm::toString(part.takeError());
-      if (!part || !partMachine) {
-        results[g].error = "internal: compiling kernel '" + groups[g].front() + "' on a thread: " + why;
-        return;
-      }
-      results[g] = compileModule(**part, *partMachine, {}, false);
-    });
-  // (Clones mean one group: all of them are this thread's.)
-  results[0] = compileModule(*llvmModule, *machine, clones, keepIR);
-  for (std::thread &t : pool)
-    t.join();
-  std::vector<std::string> ptxParts;
-  double optimize = 0, codegen = 0;
-  for (ModuleResult &r : results) {
-    if (!r.error.empty())
-      return emitError(loc, r.error);
-    ptxParts.push_back(std::move(r.ptx));
-    optimize += r.optimizeMs;
-    codegen += r.codegenMs;
-  }
-  out.llvmIR = std::move(results[0].llvmIR);
-  if (ptxParts.size() == 1) {
-    out.ptx = std::move(ptxParts[0]);
-    out.optimizeMs = optimize;
-    out.codegenMs = codegen;
-  } else {
-    out.threads = unsigned(ptxParts.size());
-    out.ptx = mergePtxModules(ptxParts, entryOrder, globalOrder);
-    if (out.ptx.empty())
-      return emitError(loc, "internal: merging the PTX of a module's kernels failed");
-    // The threads' two phases share the wall time as they share CPU time.
-    double wall = msSince(t0);
-    out.optimizeMs = wall * optimize / std::max(optimize + codegen, 1e-9);
-    out.codegenMs = wall - out.optimizeMs;
-  }
+  ModuleResult result = compileModule(*llvmModule, *machine, clones, keepIR);
+  if (!result.error.empty())
+    return emitError(loc, result.error);
+  out.llvmIR = std::move(result.llvmIR);
+  out.ptx = std::move(result.ptx);
+  out.optimizeMs = result.optimizeMs;
+  out.codegenMs = result.codegenMs;
 
   auto t1 = Clock::now();
   if (copyText) {

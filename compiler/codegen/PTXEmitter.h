@@ -16,15 +16,12 @@ struct PTXOutput {
   // libdevice linked, LLVM's optimizer, NVPTX's code generation (with the
   // value-major order and the variants' PTX copies).
   double translateMs = 0, optimizeMs = 0, codegenMs = 0;
-  // Threads the kernels were optimized and compiled on (one module each).
-  unsigned threads = 1;
 };
 
 /// Translates `module` (LLVM + NVVM dialects only) to LLVM IR, links the
-/// libdevice functions it calls, optimizes at O3 and emits PTX for `target`.
-/// Kernels compile on up to $MEGAC_THREADS threads (default: the hardware's),
-/// in groups of about equal size, one LLVM module each; the PTX is the same
-/// as one module's.
+/// libdevice functions it calls, optimizes at O3 and emits PTX for `target`,
+/// on the calling thread, in an LLVM context of its own (the driver compiles
+/// a module's kernels on threads: driver/KernelThreads.h).
 /// Errors go to the module's diagnostic handler. `keepIR`: also print the
 /// optimized LLVM IR into PTXOutput::llvmIR.
 mlir::FailureOr<PTXOutput> emitPTX(mlir::ModuleOp module, const Target &target,

@@ -1,8 +1,8 @@
 #include "Compiler.h"
 
 #include "../codegen/PTXEmitter.h"
-#include "../conversion/BarrierElision.h"
 #include "../conversion/TileToLLVM.h"
+#include "KernelThreads.h"
 #include "../irgen/IRGen.h"
 #include "../target/Target.h"
 #include "Tile/Analysis/RegisterEstimate.h"
@@ -438,6 +438,16 @@ CompileResult compile(const CompileOptions &options) {
     }
   }
 
+  // A kernel and the variants that only change its attributes (maxnreg,
+  // min CTAs a SM) compile in one module, so that their PTX can be copied.
+  std::vector<std::vector<std::string>> units;
+  for (const fe::KernelDecl &k : mod->kernels()) {
+    units.push_back({k.name});
+    for (const fe::Variant &v : k.variants)
+      if (v.constants.empty() && (!v.numWarps || *v.numWarps == k.numWarps))
+        units.back().push_back(variantSymbol(k.name, v.name));
+  }
+
   DialectRegistry registry;
   registry.insert<tile::TileDialect>();
   registerLoweringDialects(registry);
@@ -545,42 +555,31 @@ CompileResult compile(const CompileOptions &options) {
     if (options.layouts != CompileOptions::Layouts::None)
       out.layouts = describeLayouts(
           *module, out, options.layouts == CompileOptions::Layouts::Full);
-    if (failed(lowerTileToLLVM(*module, *target)))
+    bool keepLLVM = options.keepIR || options.printIRAfterAll;
+    auto code = lowerAndCompile(*module, *target, libdevice, units, keepLLVM);
+    if (failed(code))
       return finish();
-    elideRedundantBarriers(*module);
-    double loweredMs = msSince(t0);
-    module->walk([&](LLVM::LLVMFuncOp f) {
-      if (auto a = f->getAttrOfType<IntegerAttr>(tile::attr::kSharedBytes)) {
-        sharedBytes[f.getName().str()] =
-            std::max(sharedBytes[f.getName().str()], a.getInt());
-        f->removeAttr(tile::attr::kSharedBytes);
-      }
-    });
-    if (options.keepIR || options.printIRAfterAll) {
-      out.llvmDialect = print(*module);
-      if (options.printIRAfterAll)
-        llvm::errs() << "// -----// IR Dump After convert-tile-to-llvm ("
-                     << target->name << ") //----- //\n"
-                     << out.llvmDialect << "\n";
+    for (auto &[symbol, bytes] : code->sharedBytes)
+      sharedBytes[symbol] = std::max(sharedBytes[symbol], bytes);
+    if (keepLLVM) {
+      out.llvmDialect = std::move(code->llvmDialect);
+      out.llvmIR = std::move(code->llvmIR);
     }
-    auto ptx = emitPTX(*module, *target, libdevice,
-                       options.keepIR || options.printIRAfterAll);
-    if (failed(ptx))
-      return finish();
-    if (options.keepIR || options.printIRAfterAll)
-      out.llvmIR = ptx->llvmIR;
     if (options.printIRAfterAll)
-      llvm::errs() << "// -----// LLVM IR (" << target->name << ") //----- //\n"
-                   << ptx->llvmIR << "\n";
-    out.ptx = std::move(ptx->ptx);
+      llvm::errs() << "// -----// IR Dump After convert-tile-to-llvm ("
+                   << target->name << ") //----- //\n"
+                   << out.llvmDialect << "\n"
+                   << "// -----// LLVM IR (" << target->name << ") //----- //\n"
+                   << out.llvmIR << "\n";
+    out.ptx = std::move(code->ptx);
     out.compileMs = frontendMs + msSince(t0);
     if (options.timePhases)
       llvm::errs() << llvm::format(
           "megac: %s: %.1f ms: frontend %.1f, tile passes %.1f, lowering %.1f, "
           "LLVM IR and libdevice %.1f, LLVM optimizer %.1f, NVPTX code generation %.1f%s\n",
-          target->name.c_str(), out.compileMs, frontendMs, passesMs, loweredMs - passesMs,
-          ptx->translateMs, ptx->optimizeMs, ptx->codegenMs,
-          ptx->threads > 1 ? (" (" + std::to_string(ptx->threads) + " threads)").c_str() : "");
+          target->name.c_str(), out.compileMs, frontendMs, passesMs, code->loweringMs,
+          code->translateMs, code->optimizeMs, code->codegenMs,
+          code->threads > 1 ? (" (" + std::to_string(code->threads) + " threads)").c_str() : "");
     if (ptxas) {
       auto t1 = Clock::now();
       PtxasResult assembled = runPtxas(*ptxas, out.ptx, target->name);

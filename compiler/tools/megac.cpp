@@ -40,7 +40,8 @@ the registers estimated from the tile layouts (est), then ptxas's registers,
 spills, stack, shared memory and compile time.
 
 Environment: MEGAC_THREADS (threads that compile a module's kernels; default:
-the hardware's), MEGAC_LIBDEVICE, MEGAC_PTXAS, CUDA_HOME.
+the hardware's), MEGAC_PASS_SKIPS (none: LLVM's full pipelines, without the
+pass runs megac skips), MEGAC_LIBDEVICE, MEGAC_PTXAS, CUDA_HOME.
 )";
 
 struct Args {
