@@ -1,8 +1,9 @@
 #include "PTXEmitter.h"
+#include "PassSkips.h"
 #include "PtxClone.h"
 #include "SlsrGate.h"
-#include "PassSkips.h"
 #include "ValueMajorOrder.h"
+#include "../support/Timing.h"
 #include "../target/Target.h"
 
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
@@ -28,7 +29,6 @@
 
 #include <algorithm>
 #include <map>
-#include <chrono>
 #include <cstdlib>
 #include <mutex>
 #include <sys/stat.h>
@@ -256,11 +256,6 @@ std::unique_ptr<llvm::TargetMachine> makeMachine(const Target &target, std::stri
   if (!machine)
     error = "cannot create an NVPTX target machine for " + target.name;
   return machine;
-}
-
-using Clock = std::chrono::steady_clock;
-double msSince(Clock::time_point t) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
 }
 
 // One module's optimization and code generation: O3, the variants that are

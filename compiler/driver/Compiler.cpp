@@ -1,9 +1,10 @@
 #include "Compiler.h"
+#include "KernelThreads.h"
 
 #include "../codegen/PTXEmitter.h"
 #include "../conversion/TileToLLVM.h"
-#include "KernelThreads.h"
 #include "../irgen/IRGen.h"
+#include "../support/Timing.h"
 #include "../target/Target.h"
 #include "Tile/Analysis/RegisterEstimate.h"
 #include "Tile/IR/TileDialect.h"
@@ -24,7 +25,6 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <array>
-#include <chrono>
 #include <functional>
 #include <optional>
 #include <sstream>
@@ -33,11 +33,6 @@ using namespace mlir;
 
 namespace megac {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-double msSince(Clock::time_point t) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
-}
 
 std::string print(Operation *op) {
   std::string s;
@@ -556,20 +551,23 @@ CompileResult compile(const CompileOptions &options) {
       out.layouts = describeLayouts(
           *module, out, options.layouts == CompileOptions::Layouts::Full);
     bool keepLLVM = options.keepIR || options.printIRAfterAll;
-    auto code = lowerAndCompile(*module, *target, libdevice, units, keepLLVM);
+    auto lowered = [&](ModuleOp llvmDialect) {
+      out.llvmDialect = print(llvmDialect);
+      if (options.printIRAfterAll)
+        llvm::errs() << "// -----// IR Dump After convert-tile-to-llvm ("
+                     << target->name << ") //----- //\n"
+                     << out.llvmDialect << "\n";
+    };
+    auto code = lowerAndCompile(*module, *target, libdevice, units, keepLLVM,
+                                keepLLVM ? llvm::function_ref<void(ModuleOp)>(lowered) : nullptr);
     if (failed(code))
       return finish();
     for (auto &[symbol, bytes] : code->sharedBytes)
       sharedBytes[symbol] = std::max(sharedBytes[symbol], bytes);
-    if (keepLLVM) {
-      out.llvmDialect = std::move(code->llvmDialect);
+    if (keepLLVM)
       out.llvmIR = std::move(code->llvmIR);
-    }
     if (options.printIRAfterAll)
-      llvm::errs() << "// -----// IR Dump After convert-tile-to-llvm ("
-                   << target->name << ") //----- //\n"
-                   << out.llvmDialect << "\n"
-                   << "// -----// LLVM IR (" << target->name << ") //----- //\n"
+      llvm::errs() << "// -----// LLVM IR (" << target->name << ") //----- //\n"
                    << out.llvmIR << "\n";
     out.ptx = std::move(code->ptx);
     out.compileMs = frontendMs + msSince(t0);

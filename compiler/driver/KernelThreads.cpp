@@ -4,16 +4,15 @@
 #include "../codegen/PtxClone.h"
 #include "../conversion/BarrierElision.h"
 #include "../conversion/TileToLLVM.h"
+#include "../support/Timing.h"
 #include "Tile/Analysis/RegisterEstimate.h"
 #include "Tile/IR/TileDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/MLIRContext.h"
-#include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdlib>
 #include <thread>
 
@@ -21,11 +20,6 @@ using namespace mlir;
 
 namespace megac {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-double msSince(Clock::time_point t) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
-}
 
 // A group of kernels smaller than this (code size, codeSize) is not worth a
 // thread of its own: it stays with the largest group. A thread costs an LLVM
@@ -108,47 +102,29 @@ groupKernels(ModuleOp module, const std::vector<std::vector<std::string>> &units
   for (size_t g = 0; g < n; ++g)
     byLoad[g] = g;
   std::stable_sort(byLoad.begin(), byLoad.end(), [&](size_t a, size_t b) { return load[a] > load[b]; });
-  // Groups too small to gain join the largest, the calling thread's.
-  auto membersOf = [&](size_t g) {
-    std::vector<std::string> members;
-    for (const std::string &name : order)
-      if (groupOf[name] == g)
-        members.push_back(name);
-    return members;
-  };
-  std::vector<std::vector<std::string>> groups(1);
-  for (size_t g : byLoad) {
-    std::vector<std::string> members = membersOf(g);
+  // Groups too small to gain join the largest (the calling thread's); each
+  // group lists its kernels in module order.
+  std::vector<size_t> slot(n, 0);
+  size_t count = 1;
+  for (size_t g : byLoad)
     if (g != byLoad.front() && load[g] >= kMinGroupSize)
-      groups.push_back(members);
-    else
-      groups.front().insert(groups.front().end(), members.begin(), members.end());
-  }
-  // Module order within the first group too.
-  std::vector<std::string> &first = groups.front();
-  std::stable_sort(first.begin(), first.end(), [&](const std::string &a, const std::string &b) {
-    return std::find(order.begin(), order.end(), a) < std::find(order.begin(), order.end(), b);
-  });
+      slot[g] = count++;
+  std::vector<std::vector<std::string>> groups(count);
+  for (const std::string &name : order)
+    groups[slot[groupOf[name]]].push_back(name);
   return groups;
 }
 
 struct GroupCode {
   bool ok = false;
-  std::string ptx, llvmDialect, llvmIR;
+  std::string ptx, llvmIR;
   std::map<std::string, int64_t> sharedBytes;
   std::vector<std::pair<std::string, std::string>> globals; // (global, its kernel), module order
   double loweringMs = 0, translateMs = 0, optimizeMs = 0, codegenMs = 0;
 };
 
-std::string print(Operation *op) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  op->print(os);
-  return s;
-}
-
 GroupCode compileGroup(ModuleOp module, const Target &target, const std::string &libdevicePath,
-                       bool keepIR) {
+                       bool keepIR, llvm::function_ref<void(ModuleOp)> onLowered = {}) {
   GroupCode code;
   auto t0 = Clock::now();
   if (failed(lowerTileToLLVM(module, target)))
@@ -165,8 +141,8 @@ GroupCode compileGroup(ModuleOp module, const Target &target, const std::string 
   for (auto g : module.getOps<LLVM::GlobalOp>())
     code.globals.push_back({g.getSymName().str(), users[g.getSymName().str()]});
   code.loweringMs = msSince(t0);
-  if (keepIR)
-    code.llvmDialect = print(module);
+  if (onLowered)
+    onLowered(module);
   FailureOr<PTXOutput> ptx = emitPTX(module, target, libdevicePath, keepIR);
   if (failed(ptx))
     return code;
@@ -208,7 +184,7 @@ unsigned kernelThreads() {
 FailureOr<KernelCode> lowerAndCompile(ModuleOp module, const Target &target,
                                       const std::string &libdevicePath,
                                       const std::vector<std::vector<std::string>> &units,
-                                      bool keepIR) {
+                                      bool keepIR, llvm::function_ref<void(ModuleOp)> onLowered) {
   KernelCode out;
   // Anything but kernels at module level (none today) would be lowered into
   // every part: one group then.
@@ -223,12 +199,11 @@ FailureOr<KernelCode> lowerAndCompile(ModuleOp module, const Target &target,
     out.sharedBytes.insert(code.sharedBytes.begin(), code.sharedBytes.end());
   };
   if (groups.size() == 1) {
-    GroupCode code = compileGroup(module, target, libdevicePath, keepIR);
+    GroupCode code = compileGroup(module, target, libdevicePath, keepIR, onLowered);
     if (!code.ok)
       return failure();
     sumInto(code);
     out.ptx = std::move(code.ptx);
-    out.llvmDialect = std::move(code.llvmDialect);
     out.llvmIR = std::move(code.llvmIR);
     return out;
   }

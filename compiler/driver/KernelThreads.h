@@ -11,6 +11,7 @@
 #define MEGAC_DRIVER_KERNELTHREADS_H
 
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <map>
 #include <string>
@@ -22,7 +23,7 @@ struct Target;
 
 struct KernelCode {
   std::string ptx;
-  std::string llvmDialect, llvmIR;            // keepIR (one group)
+  std::string llvmIR;                         // keepIR (one group)
   std::map<std::string, int64_t> sharedBytes; // by kernel symbol
   // Where the time went: the threads' lowering, translation, optimizer and
   // code generation, each a share of the wall time in proportion to the
@@ -35,12 +36,15 @@ struct KernelCode {
 /// to PTX for `target`. `units` lists kernel symbols that must share a module
 /// (a kernel and its variants that may compile to the same code, whose PTX is
 /// then copied; PTXEmitter.cpp); a kernel in no unit is a unit of its own.
-/// `keepIR`: one group, whose LLVM dialect and optimized LLVM IR are kept.
-/// `module` is consumed. Errors go to the context's diagnostic handler.
+/// `keepIR`: one group, whose optimized LLVM IR is kept and which
+/// `onLowered` (when set) sees in the LLVM dialect before translation, also
+/// when translation or code generation then fails. `module` is consumed.
+/// Errors go to the context's diagnostic handler.
 mlir::FailureOr<KernelCode>
 lowerAndCompile(mlir::ModuleOp module, const Target &target,
                 const std::string &libdevicePath,
-                const std::vector<std::vector<std::string>> &units, bool keepIR);
+                const std::vector<std::vector<std::string>> &units, bool keepIR,
+                llvm::function_ref<void(mlir::ModuleOp)> onLowered = {});
 
 /// $MEGAC_THREADS, else the hardware's threads.
 unsigned kernelThreads();
