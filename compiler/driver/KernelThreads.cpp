@@ -212,10 +212,12 @@ FailureOr<KernelCode> lowerAndCompile(ModuleOp module, const Target &target,
   std::vector<std::string> kernelOrder;
   for (Operation &op : module.getBody()->getOperations())
     kernelOrder.push_back(cast<func::FuncOp>(op).getName().str());
-  // Each group's kernels move into a module of their own.
+  // Each group's kernels move into a module of their own (with the module's
+  // attributes).
   std::vector<OwningOpRef<ModuleOp>> parts;
   for (const auto &group : groups) {
     parts.push_back(ModuleOp::create(module.getLoc()));
+    (*parts.back())->setAttrs(module->getAttrs());
     for (const std::string &name : group) {
       Operation *kernel = module.lookupSymbol(name);
       kernel->remove();
