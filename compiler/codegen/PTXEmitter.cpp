@@ -291,23 +291,20 @@ std::unique_ptr<llvm::TargetMachine> makeMachine(const Target &target, std::stri
   return machine;
 }
 
-// One module's optimization and code generation: O3, the variants that are
-// compiled as clones of their kernel, the value-major order, NVPTX. On any
-// thread: it touches only `module`'s context. `error` says what failed.
-struct ModuleResult {
-  std::string ptx, llvmIR, error;
-  double optimizeMs = 0, codegenMs = 0;
-};
-
-ModuleResult compileModule(llvm::Module &module, llvm::TargetMachine &machine,
-                           const std::vector<Variant> &clones, bool keepIR) {
-  ModuleResult r;
+// O3, the variants that are compiled as clones of their kernel, the
+// value-major order and NVPTX: `module`'s PTX (and optimized IR, when kept)
+// into `out`, with the time of the two phases.
+LogicalResult optimizeAndEmit(llvm::Module &module, llvm::TargetMachine &machine,
+                              const std::vector<Variant> &clones, bool keepIR, Location loc,
+                              PTXOutput &out) {
   auto t0 = Clock::now();
+  // Both pipelines skip the runs PassSkips.h names (read once).
+  llvm::StringSet<> skipKeys = PassSkips::keysFromEnvironment();
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
   llvm::ModuleAnalysisManager mam;
-  PassSkips optSkips("opt", PassSkips::keysFromEnvironment());
+  PassSkips optSkips("opt", skipKeys);
   llvm::PassInstrumentationCallbacks pic;
   optSkips.registerOn(pic);
   llvm::PassBuilder pb(&machine, llvm::PipelineTuningOptions(), std::nullopt, &pic);
@@ -318,7 +315,7 @@ ModuleResult compileModule(llvm::Module &module, llvm::TargetMachine &machine,
   pb.crossRegisterProxies(lam, fam, cgam, mam);
   llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
   mpm.run(module, mam);
-  r.optimizeMs = msSince(t0);
+  out.optimizeMs = msSince(t0);
 
   auto t1 = Clock::now();
   cloneVariants(module, clones);
@@ -326,34 +323,28 @@ ModuleResult compileModule(llvm::Module &module, llvm::TargetMachine &machine,
     if (!f.hasFnAttribute(kValueMajorAttr))
       continue;
     orderValueMajor(f);
-    if (llvm::verifyFunction(f, &llvm::errs())) {
-      r.error = "internal: the value-major order of '" + f.getName().str() +
-                "' failed LLVM's verifier";
-      return r;
-    }
+    if (llvm::verifyFunction(f, &llvm::errs()))
+      return emitError(loc, "internal: the value-major order of '")
+             << f.getName().str() << "' failed LLVM's verifier";
   }
   if (keepIR) {
-    llvm::raw_string_ostream os(r.llvmIR);
+    llvm::raw_string_ostream os(out.llvmIR);
     module.print(os, nullptr);
   }
-  PassSkips codegenSkips("cg", PassSkips::keysFromEnvironment());
+  PassSkips codegenSkips("cg", std::move(skipKeys));
   SlsrGate slsr = SlsrGate::forLargeFunctions(module);
   SkipsThenGate gate(codegenSkips, slsr);
-  module.getContext().setOptPassGate(gate);
   llvm::SmallString<0> ptx;
-  {
-    llvm::raw_svector_ostream os(ptx);
-    llvm::legacy::PassManager pm;
-    if (machine.addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile)) {
-      r.error = "NVPTX cannot emit assembly";
-      return r;
-    }
-    pm.run(module);
-  }
+  llvm::raw_svector_ostream os(ptx);
+  llvm::legacy::PassManager pm;
+  if (machine.addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile))
+    return emitError(loc, "NVPTX cannot emit assembly");
+  module.getContext().setOptPassGate(gate);
+  pm.run(module);
   module.getContext().setOptPassGate(llvm::getGlobalPassGate());
-  r.ptx = ptx.str().str();
-  r.codegenMs = msSince(t1);
-  return r;
+  out.ptx = ptx.str().str();
+  out.codegenMs = msSince(t1);
+  return success();
 }
 
 } // namespace
@@ -397,13 +388,8 @@ FailureOr<PTXOutput> emitPTX(ModuleOp module, const Target &target,
 
   out.translateMs = msSince(start);
 
-  ModuleResult result = compileModule(*llvmModule, *machine, clones, keepIR);
-  if (!result.error.empty())
-    return emitError(loc, result.error);
-  out.llvmIR = std::move(result.llvmIR);
-  out.ptx = std::move(result.ptx);
-  out.optimizeMs = result.optimizeMs;
-  out.codegenMs = result.codegenMs;
+  if (failed(optimizeAndEmit(*llvmModule, *machine, clones, keepIR, loc, out)))
+    return failure();
 
   auto t1 = Clock::now();
   if (copyText) {

@@ -47,9 +47,9 @@ PassSkips::~PassSkips() {
 }
 
 bool PassSkips::shouldRun(llvm::StringRef pass, llvm::StringRef unit) {
-  unsigned n = runs[(pass + llvm::Twine('\0') + unit).str()]++;
   if (keys.empty() && !logging)
     return true;
+  unsigned n = runs[(pass + llvm::Twine('\0') + unit).str()]++;
   std::string key = (phase + ":" + pass + ":" + llvm::Twine(n)).str();
   if (logging)
     log += key + "\n";
