@@ -30,7 +30,7 @@ def sources():
 
 
 def ptx(megac, src, target, skips):
-    """The PTX of `src`; skips: a list of keys, "none", or None for the built-in list."""
+    """The PTX of `src`; skips: comma-separated keys, "none", or None for the built-in list."""
     env = {k: v for k, v in os.environ.items() if k != "MEGAC_PASS_SKIPS"}
     if skips is not None:
         env["MEGAC_PASS_SKIPS"] = skips
