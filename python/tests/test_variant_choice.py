@@ -68,19 +68,23 @@ EXPECTED = {
     "gdn_verify": ("gdn_verify", lambda s, g: "rows8" if s["B"] * s["HV"] <= 16 else "default"),
     "group_quant": ("group_quant", _group_quant),
     "group_quant_ue8m0": ("group_quant_ue8m0", _group_quant),
-    "nvfp4_quant": ("nvfp4_quant", lambda s, g: "two_blocks" if s["M"] > 2048 else "default"),
+    "nvfp4_quant": ("nvfp4_quant", lambda s, g: "one_row" if s["M"] == 1 and s["K"] % 1024 == 0
+                    else "two_blocks" if s["M"] > 2048 else "default"),
     "nvfp4_quant_swizzled": ("nvfp4_quant_swizzled", lambda s, g: "two_blocks" if s["M"] > 2048 else "default"),
     "route": ("route", lambda s, g: "few_tokens" if s["M"] <= 128 else "default"),
     "route_f32": ("route_f32", lambda s, g: "few_tokens" if s["M"] <= 128 else "default"),
     "softmax": ("softmax", lambda s, g: "n2048" if s["N"] <= 2048 else "few_rows" if s["M"] <= 128 else "default"),
     "softmax_small": ("softmax_small", _softmax_small),
     # n % 4 == 0 lets the compiler drop the per-vector tail check (frontend/WhenFacts.h)
-    "vector_add": ("vector_add", lambda s, g: "vec4" if s["n"] % 4 == 0 else "default"),
+    "vector_add": ("vector_add", lambda s, g: ("small" if s["n"] <= 1 << 20 else "vec4") if s["n"] % 4 == 0
+                   else "default"),
     "attn_split_verify": ("attn_decode_verify", _attn_rows),
     "draft_fin_residual": ("draft_fin_residual",
                            lambda s, g: "occupancy" if g[0] * g[1] * g[2] > 2 * SMS else "default"),
     **{k: (k, lambda s, g: "h2048" if s["H"] <= 2048 else "default")
-       for k in ("hop", "hop_mid", "hop_plain", "hop_fp8")},
+       for k in ("hop", "hop_plain", "hop_fp8")},
+    "hop_mid": ("hop_mid", lambda s, g: ("h2048_store_first" if s["M"] > 256 else "h2048") if s["H"] <= 2048
+                else "default"),
 }
 
 
