@@ -249,8 +249,10 @@ LogicalResult KernelLowering::lowerElementwise(Operation *op) {
   int64_t n = 1;
   for (Value v : op->getOperands())
     n = std::max(n, numRegsOf(v));
+  // A select moves a narrow float's bits (its register is the byte it is
+  // stored as): `where` on f8/f4 values needs no arithmetic.
   for (Type t : op->getResultTypes())
-    if (isNarrowFloat(getElementTypeOrSelf(t)))
+    if (isNarrowFloat(getElementTypeOrSelf(t)) && !isa<arith::SelectOp>(op))
       return op->emitError("arithmetic on ")
              << getElementTypeOrSelf(t)
              << " is not supported: convert to f32 first";
