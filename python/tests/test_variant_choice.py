@@ -79,6 +79,7 @@ EXPECTED = {
     "vector_add": ("vector_add", lambda s, g: ("small" if s["n"] <= 1 << 20 else "vec4") if s["n"] % 4 == 0
                    else "default"),
     "attn_split_verify": ("attn_decode_verify", _attn_rows),
+    "draft_fin": ("draft_fin", lambda s, g: "unroll2" if g[0] * g[1] * g[2] > 2 * SMS else "default"),
     "draft_fin_residual": ("draft_fin_residual",
                            lambda s, g: "occupancy" if g[0] * g[1] * g[2] > 2 * SMS else "default"),
     **{k: (k, lambda s, g: "h2048" if s["H"] <= 2048 else "default")
