@@ -13,10 +13,9 @@ and as a captured CUDA graph, with early launch on and off:
     wrote, which is what early launch is for (a launch that never overlaps gains nothing).
 Exit status 0 when all three hold; writes DIR/early_launch.json.
 """
-import argparse
-import json
-import os
 import sys
+
+import bundle_check
 
 TRIALS = 20
 N = 135168 * 1000  # el_fill's n: a multiple of its CTAS * BLOCK
@@ -28,7 +27,6 @@ def run(bundle_path, trials=TRIALS):
     import megac
     out = torch.zeros(N, dtype=torch.int32, device="cuda")
     seen = torch.zeros(2, dtype=torch.int32, device="cuda")
-    value = torch.zeros((), dtype=torch.int32)
     results, failures = {}, []
     for early in (True, False):
         mod = megac.load(bundle_path, early_launch=early)
@@ -74,24 +72,11 @@ def run(bundle_path, trials=TRIALS):
     return results, failures
 
 
-def main():
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--bundle", required=True)
-    p.add_argument("--out", default="")
-    o = p.parse_args()
-    results, failures = run(o.bundle)
-    for name, r in results.items():
-        print(f"{name}: after the wait new {r['after_ok']}/{r['trials']}, before the wait new "
-              f"{r['before_new']}/{r['trials']}")
-    for f in failures:
-        print("FAIL", f)
-    if o.out:
-        os.makedirs(o.out, exist_ok=True)
-        with open(os.path.join(o.out, "early_launch.json"), "w") as f:
-            json.dump({"results": results, "failures": failures}, f, indent=1)
-    print("ok" if not failures else f"{len(failures)} failure(s)")
-    return 1 if failures else 0
+def report(results):
+    """One line a mode: in how many trials the probe saw the new value after and before its wait."""
+    return [f"{name}: after the wait new {r['after_ok']}/{r['trials']}, before the wait new "
+            f"{r['before_new']}/{r['trials']}" for name, r in results.items()]
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(bundle_check.main(__doc__, run, report, "early_launch.json"))
