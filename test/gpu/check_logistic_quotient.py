@@ -52,7 +52,7 @@ def sweep(mod, x):
 def run(bundle):
     import megac
     mod = megac.load(bundle)
-    totals, examples = {}, []
+    totals = {}
     for c in range(1 << 32 - 28):
         bits = torch.arange(c * CHUNK, (c + 1) * CHUNK, dtype=torch.int64, device="cuda").to(torch.int32)
         base = bits.view(torch.float32)
