@@ -492,6 +492,7 @@ CompileResult compile(const CompileOptions &options) {
     pm.addPass(createCSEPass());
     pm.addPass(tile::createTileExpandFp8());
     pm.addPass(tile::createTileUnrollLoops());
+    pm.addPass(tile::createTileFoldConstantMasks());
     pm.addPass(tile::createTileAssignLayouts());
     pm.addPass(tile::createTileRemoveLayoutConversions());
     pm.addPass(createCanonicalizerPass());

@@ -39,6 +39,14 @@ def _gdn_core(s, grid):
     return "rows4" if heads <= 16 else "rows8" if heads <= 64 else "default"
 
 
+def _nvfp4_quant_swizzled(s, g):
+    # M % 128 == 0: no padding rows, so the row masks fold away (the _full variants; nvfp4_quant.mega)
+    full = s["M"] % 128 == 0
+    if s["M"] > 2048:
+        return "two_blocks_full" if full else "two_blocks"
+    return "full" if full else "default"
+
+
 def _softmax_small(s, grid):
     if s["N"] > 512:
         return "row_cta" if s["M"] <= 4096 else "default"  # one row a program: 4 warps, or 2 beyond M = 4096
@@ -70,7 +78,7 @@ EXPECTED = {
     "group_quant_ue8m0": ("group_quant_ue8m0", _group_quant),
     "nvfp4_quant": ("nvfp4_quant", lambda s, g: "one_row" if s["M"] == 1 and s["K"] % 1024 == 0
                     else "two_blocks" if s["M"] > 2048 else "default"),
-    "nvfp4_quant_swizzled": ("nvfp4_quant_swizzled", lambda s, g: "two_blocks" if s["M"] > 2048 else "default"),
+    "nvfp4_quant_swizzled": ("nvfp4_quant_swizzled", _nvfp4_quant_swizzled),
     "route": ("route", lambda s, g: "few_tokens" if s["M"] <= 128 else "default"),
     "route_f32": ("route_f32", lambda s, g: "few_tokens" if s["M"] <= 128 else "default"),
     "softmax": ("softmax", lambda s, g: "n2048" if s["N"] <= 2048 else "few_rows" if s["M"] <= 128 else "default"),

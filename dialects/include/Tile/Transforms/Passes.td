@@ -59,6 +59,21 @@ def TileUnrollLoops : Pass<"tile-unroll-loops", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect"];
 }
 
+def TileFoldConstantMasks : Pass<"tile-fold-constant-masks", "::mlir::ModuleOp"> {
+  let summary = "drop masks that constants make all true or all false";
+  let description = [{
+    An i1 `arith.ori` / `arith.andi` with an operand that is the same constant
+    in every lane (an arith.constant, or a tile.splat of one) becomes that
+    constant or its other operand; an `arith.select` with such a condition
+    becomes the chosen operand; a `tile.load` whose mask is all true loses
+    its mask and `other`, one whose mask is all false becomes its `other`; a
+    `tile.store` whose mask is all true loses it, one whose mask is all false
+    is erased. Nothing else is folded. Runs before tile-assign-layouts, so
+    that the layouts see the accesses without the masks.
+  }];
+  let dependentDialects = ["::mlir::tile::TileDialect", "::mlir::arith::ArithDialect"];
+}
+
 def TileHoistScalarLoads : Pass<"tile-hoist-scalar-loads", "::mlir::ModuleOp"> {
   let summary = "move scalar loads up to just after what they depend on";
   let description = [{
