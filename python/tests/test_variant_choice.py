@@ -92,6 +92,8 @@ EXPECTED = {
                            lambda s, g: "occupancy" if g[0] * g[1] * g[2] > 2 * SMS else "default"),
     **{k: (k, lambda s, g: "h2048" if s["H"] <= 2048 else "default")
        for k in ("hop", "hop_plain", "hop_fp8")},
+    # every head of the grid real: the head masks fold away (gdn_norm_gate.mega)
+    "gdn_norm_gate": ("gdn_norm_gate", lambda s, g: "full" if s["M"] * s["HV"] % 8 == 0 else "default"),
     "hop_mid": ("hop_mid", lambda s, g: ("h2048_store_first" if s["M"] > 256 else "h2048") if s["H"] <= 2048
                 else "default"),
 }
