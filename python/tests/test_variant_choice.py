@@ -84,8 +84,8 @@ EXPECTED = {
     "softmax": ("softmax", lambda s, g: "n2048" if s["N"] <= 2048 else "few_rows" if s["M"] <= 128 else "default"),
     "softmax_small": ("softmax_small", _softmax_small),
     # n % 4 == 0 lets the compiler drop the per-vector tail check (frontend/WhenFacts.h)
-    "vector_add": ("vector_add", lambda s, g: ("small" if s["n"] <= 1 << 20 else "vec4") if s["n"] % 4 == 0
-                   else "default"),
+    "vector_add": ("vector_add", lambda s, g: ("tiny" if s["n"] <= 1 << 17 else "small" if s["n"] <= 1 << 20
+                                               else "vec4") if s["n"] % 4 == 0 else "default"),
     "attn_split_verify": ("attn_decode_verify", _attn_rows),
     "draft_fin": ("draft_fin", lambda s, g: "unroll2" if g[0] * g[1] * g[2] > 2 * SMS else "default"),
     "draft_fin_residual": ("draft_fin_residual",
