@@ -2,7 +2,7 @@
 //
 // After the tile passes, the kernels are dealt into groups of about equal size
 // (tile ops, the largest first into the smallest group), up to $MEGAC_THREADS
-// of them (default: the hardware's). Each group's kernels are cloned into a
+// of them (default: the hardware's). Each group's kernels are moved into a
 // module of their own, in the one MLIR context, and one thread each lowers it
 // (lowerTileToLLVM), translates it and compiles it to PTX (emitPTX) in an LLVM
 // context of its own. mergePtxModules makes the parts one module's PTX, byte
