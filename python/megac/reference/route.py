@@ -4,7 +4,7 @@ import torch
 
 from megac import testing
 
-from .common import Close, Kernel, generator, randn
+from .common import Kernel, generator, randn
 from .shapes import BENCH, SHAPES
 
 # Two experts whose reference probabilities differ by less than this (relative) may come out in either
