@@ -61,6 +61,15 @@ def _group_quant(s, grid):
     return "wide32" if s["K"] % 4096 == 0 else "wide"  # 32 groups a program fill whole 4096-column rows
 
 
+def _gdn_conv(s, grid):
+    ctas = s["B"] * (s["C"] // 128)  # the default grid: a program per request and 128 channels
+    if ctas <= 12 * SMS:
+        return "default"
+    # beyond 12 CTAs an SM the wait of @early_launch costs more than it saves: launched plainly, no wait;
+    # two requests a program where that halves the grid into one wave (16 CTAs an SM)
+    return "rows2" if 16 * SMS < ctas <= 32 * SMS and s["B"] % 2 == 0 else "many_ctas"
+
+
 def _attn_rows(s, grid):
     rows = s["T"] * (s["Hq"] // s["Hkv"])
     return "r64" if rows > 32 else "r32" if rows > 16 else "default"
@@ -70,8 +79,7 @@ def _attn_rows(s, grid):
 EXPECTED = {
     "shared_act_quant": ("shared_act_quant", _shared_act_quant),
     "gdn_core": ("gdn_core", _gdn_core),
-    # beyond 12 CTAs an SM the wait of @early_launch costs more than it saves: launched plainly, no wait
-    "gdn_conv": ("gdn_conv", lambda s, g: "many_ctas" if g[0] * g[1] * g[2] > 12 * SMS else "default"),
+    "gdn_conv": ("gdn_conv", _gdn_conv),
     # few heads in all: 8 rows a program, twice the CTAs (gdn_verify.mega)
     "gdn_verify": ("gdn_verify", lambda s, g: "rows8" if s["B"] * s["HV"] <= 16 else "default"),
     "group_quant": ("group_quant", _group_quant),
