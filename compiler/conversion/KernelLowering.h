@@ -290,6 +290,8 @@ private:
   LogicalResult lowerConstant(arith::ConstantOp op);
   LogicalResult lowerLoad(LoadOp op);
   LogicalResult lowerStore(StoreOp op);
+  void lowerStreamingStore(StoreOp op, int64_t n, int64_t width, int64_t bytes, bool perElement,
+                           llvm::function_ref<Value(int64_t)> maskOf);
   LogicalResult lowerAtomic(AtomicRMWOp op);
   LogicalResult lowerReduce(ReduceOp op);
   LogicalResult lowerConvert(ConvertLayoutOp op);

@@ -72,7 +72,8 @@ SmallVector<Value> loadWords(OpBuilder &b, Location loc, Value ptr, Value pred,
   return words;
 }
 
-void storeNarrow(OpBuilder &b, Location loc, Value ptr, Value pred, Value value) {
+void storeNarrow(OpBuilder &b, Location loc, Value ptr, Value pred, Value value,
+                 StringRef cache) {
   Type type = value.getType();
   unsigned bits = type.isIntOrFloat() ? type.getIntOrFloatBitWidth()
                                       : unsigned(cast<VectorType>(type).getNumElements() *
@@ -82,19 +83,28 @@ void storeNarrow(OpBuilder &b, Location loc, Value ptr, Value pred, Value value)
   Value half = LLVM::BitcastOp::create(b, loc, b.getIntegerType(bits), value);
   if (bits == 8)
     half = LLVM::ZExtOp::create(b, loc, i16, half);
-  std::string text = "@$0 st.global.b" + std::to_string(bits) + " [$1], $2;";
-  inlineAsm(b, loc, Type(), ValueRange{pred, ptr, half}, text, "b,l,h");
+  std::string store = "st.global" + cache.str() + ".b" + std::to_string(bits);
+  if (!pred) {
+    inlineAsm(b, loc, Type(), ValueRange{ptr, half}, store + " [$0], $1;", "l,h");
+    return;
+  }
+  inlineAsm(b, loc, Type(), ValueRange{pred, ptr, half}, "@$0 " + store + " [$1], $2;", "b,l,h");
 }
 
 void storeWords(OpBuilder &b, Location loc, Value ptr, Value pred,
-                ArrayRef<Value> words) {
+                ArrayRef<Value> words, StringRef cache) {
   size_t n = words.size();
-  std::string text = "@$0 st.global" + vectorSuffix(n) + ".b32 [$1], " +
-                     operandList(2, n) + ";";
-  std::string constraints = "b,l";
+  unsigned first = pred ? 1 : 0; // the operand number of the pointer
+  std::string text = std::string(pred ? "@$0 " : "") + "st.global" + cache.str() +
+                     vectorSuffix(n) + ".b32 [$" + std::to_string(first) + "], " +
+                     operandList(first + 1, n) + ";";
+  std::string constraints = pred ? "b,l" : "l";
   for (size_t i = 0; i < n; ++i)
     constraints += ",r";
-  SmallVector<Value> operands = {pred, ptr};
+  SmallVector<Value> operands;
+  if (pred)
+    operands.push_back(pred);
+  operands.push_back(ptr);
   operands.append(words.begin(), words.end());
   inlineAsm(b, loc, Type(), operands, text, constraints);
 }

@@ -35,13 +35,17 @@ llvm::SmallVector<mlir::Value> loadWords(mlir::OpBuilder &b, mlir::Location loc,
 
 /// Stores `value` (8 or 16 bits: a scalar or a vector) at `ptr` when `pred`
 /// (i1) holds, as one `@p st.global.b8/b16`: a masked byte store (FP8 or
-/// NVFP4 scales, a bf16 scalar) then needs no branch either.
+/// NVFP4 scales, a bf16 scalar) then needs no branch either. A null `pred`
+/// stores unconditionally; `cache` is a cache operator for the instruction
+/// (".cs"), empty for none.
 void storeNarrow(mlir::OpBuilder &b, mlir::Location loc, mlir::Value ptr, mlir::Value pred,
-                 mlir::Value value);
+                 mlir::Value value, llvm::StringRef cache = "");
 
-/// Stores the i32 `words` consecutively at `ptr` when `pred` (i1) holds.
+/// Stores the i32 `words` consecutively at `ptr` when `pred` (i1) holds
+/// (always, for a null `pred`), with the cache operator `cache`.
 void storeWords(mlir::OpBuilder &b, mlir::Location loc, mlir::Value ptr,
-                mlir::Value pred, llvm::ArrayRef<mlir::Value> words);
+                mlir::Value pred, llvm::ArrayRef<mlir::Value> words,
+                llvm::StringRef cache = "");
 
 /// A value of `bytes` bytes (a scalar or a vector) as i32 words, and back.
 llvm::SmallVector<mlir::Value> toWords(mlir::OpBuilder &b, mlir::Location loc,

@@ -602,6 +602,8 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
       return mask;
     return mask ? arith::AndIOp::create(b, loc, owners[r], mask).getResult() : owners[r];
   };
+  if (op.getStreaming())
+    return lowerStreamingStore(op, n, width, bytes, masked && !maskUniform, maskOf), success();
   for (int64_t r = 0; r < n; r += width) {
     Value ptr = reg(op.getPtr(), r);
     if (width == 1) {
@@ -651,6 +653,50 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
       });
   }
   return success();
+}
+
+// A store with the streaming hint: every access is one `st.global.cs`
+// instruction in inline PTX (LLVM's NVPTX backend has no cache operators on
+// plain stores and ignores !nontemporal), predicated where masked, on the
+// same vector runs as a plain store. A run whose mask is not uniform is one
+// vector store when all its lanes are on, else element by element (a plain
+// store's branch).
+void KernelLowering::lowerStreamingStore(StoreOp op, int64_t n, int64_t width, int64_t bytes,
+                                         bool perElement,
+                                         function_ref<Value(int64_t)> maskOf) {
+  auto streamed = [&](Value ptr, Value pred, Value v, int64_t size) {
+    if (size <= 2)
+      ptx::storeNarrow(b, loc, ptr, pred, v, ".cs");
+    else
+      ptx::storeWords(b, loc, ptr, pred, ptx::toWords(b, loc, v), ".cs");
+  };
+  Type stor = storageType(getElementTypeOrSelf(op.getValue().getType()));
+  for (int64_t r = 0; r < n; r += width) {
+    if (width == 1) {
+      streamed(reg(op.getPtr(), r), maskOf(r), reg(op.getValue(), r), bytes);
+      continue;
+    }
+    Value v = bytePairsVector(op.getValue(), r, width);
+    if (!v) {
+      v = LLVM::UndefOp::create(b, loc, VectorType::get({width}, stor));
+      for (int64_t k = 0; k < width; ++k)
+        v = LLVM::InsertElementOp::create(b, loc, v, reg(op.getValue(), r + k), i32(k));
+    }
+    if (!perElement) {
+      streamed(reg(op.getPtr(), r), maskOf(r), v, width * bytes);
+      continue;
+    }
+    Value all = maskOf(r);
+    for (int64_t k = 1; k < width; ++k)
+      all = arith::AndIOp::create(b, loc, all, maskOf(r + k));
+    auto branch = scf::IfOp::create(b, loc, TypeRange{}, all, true);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(branch.thenBlock());
+    streamed(reg(op.getPtr(), r), Value(), v, width * bytes);
+    b.setInsertionPointToStart(branch.elseBlock());
+    for (int64_t k = 0; k < width; ++k)
+      streamed(reg(op.getPtr(), r + k), maskOf(r + k), reg(op.getValue(), r + k), bytes);
+  }
 }
 
 LogicalResult KernelLowering::lowerAtomic(AtomicRMWOp op) {

@@ -303,6 +303,8 @@ struct CallExpr : Expr {
   // are rounded up to powers of two (UE8M0).
   ScalarKind fp8 = ScalarKind::F8E4M3;
   bool ue8m0 = false;
+  // store(..., streaming = 1): the stores carry the streaming cache hint.
+  bool streaming = false;
   CallExpr(SourceRange r, std::string c, SourceRange cr)
       : Expr(ExprKind::Call, r), callee(std::move(c)), calleeRange(cr) {}
   Expr *arg(size_t i) const {

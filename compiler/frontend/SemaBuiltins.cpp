@@ -272,8 +272,25 @@ void Sema::checkLoad(CallExpr &c) {
 void Sema::checkMemoryOp(CallExpr &c) {
   if (kernel_ && kernel_->earlyLaunch && !kernel_->explicitWait && !firstWrite_)
     firstWrite_ = c.range;
-  if (!bindAndCheck(c, {"ptr", "value", "mask"}, 2))
+  bool store = c.builtin == Builtin::Store;
+  if (!bindAndCheck(c, store ? std::vector<const char *>{"ptr", "value", "mask", "streaming"}
+                             : std::vector<const char *>{"ptr", "value", "mask"},
+                    2))
     return;
+  if (store) {
+    if (ExprPtr &streaming = c.args[3].value) {
+      const Expr &e = *streaming;
+      if (!e.constValue || !e.constValue->isInt() || !e.type.isIntLike() ||
+          (e.constValue->i != 0 && e.constValue->i != 1)) {
+        error(e.range, "'streaming' must be the compile-time integer 0 or 1",
+              "streaming = 1 stores with st.global.cs (evict first): for data that no kernel "
+              "reads back soon");
+        return;
+      }
+      c.streaming = e.constValue->i == 1;
+    }
+    c.args.resize(3);
+  }
   ExprPtr &ptr = c.args[0].value;
   ExprPtr &value = c.args[1].value;
   ExprPtr &mask = c.args[2].value;

@@ -630,7 +630,7 @@ Value IRGen::emitCall(const fe::CallExpr &e) {
     Value ptr = arg(0), value = arg(1), mask = arg(2);
     if (!ptr || !value)
       return nullptr;
-    tile::StoreOp::create(b, l, ptr, value, mask);
+    tile::StoreOp::create(b, l, ptr, value, mask, e.streaming);
     return ptr; // statements discard it
   }
   case B::WaitPriorKernel:

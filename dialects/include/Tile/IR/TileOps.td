@@ -80,7 +80,13 @@ def Tile_LoadOp : Tile_Op<"load", [AttrSizedOperandSegments,
 
 def Tile_StoreOp : Tile_Op<"store", [MemoryEffects<[MemWrite]>]> {
   let summary = "store through a pointer or a tile of pointers; masked-off lanes write nothing";
-  let arguments = (ins AnyType:$ptr, AnyType:$value, Optional<AnyType>:$mask);
+  let description = [{
+    With the `streaming` unit attribute the stores carry PTX's streaming
+    cache hint (`st.global.cs`: evict first), for data that no kernel reads
+    back soon (a recurrence's intermediate states).
+  }];
+  let arguments = (ins AnyType:$ptr, AnyType:$value, Optional<AnyType>:$mask,
+                       UnitAttr:$streaming);
   let assemblyFormat = [{
     $ptr `,` $value (`mask` $mask^)? attr-dict `:` type($ptr) `,` type($value) (`,` type($mask)^)?
   }];
