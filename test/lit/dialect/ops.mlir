@@ -30,6 +30,8 @@ func.func @ops(%p: !tile.ptr<f32>, %q: !tile.ptr<i32>) attributes {tile.kernel, 
   tile.store %a, %v : tensor<128x!tile.ptr<f32>>, tensor<128xf32>
   // CHECK: tile.store %[[A]], %{{.*}} mask %[[M]] : tensor<128x!tile.ptr<f32>>, tensor<128xf32>, tensor<128xi1>
   tile.store %a, %vm mask %m : tensor<128x!tile.ptr<f32>>, tensor<128xf32>, tensor<128xi1>
+  // CHECK: tile.store %[[A]], %{{.*}} mask %[[M]] {streaming} : tensor<128x!tile.ptr<f32>>, tensor<128xf32>, tensor<128xi1>
+  tile.store %a, %vm mask %m {streaming} : tensor<128x!tile.ptr<f32>>, tensor<128xf32>, tensor<128xi1>
   // CHECK: tile.atomic_rmw "add" %[[A]], %[[V]] : tensor<128x!tile.ptr<f32>>, tensor<128xf32> -> tensor<128xf32>
   %old = tile.atomic_rmw "add" %a, %v : tensor<128x!tile.ptr<f32>>, tensor<128xf32> -> tensor<128xf32>
   // CHECK: tile.atomic_rmw "max" %[[Q]], %[[PID]] mask %{{.*}} : !tile.ptr<i32>, i32, i1 -> i32

@@ -96,3 +96,18 @@ func.func @not_constant(%x: !tile.ptr<f32>, %n: i32) attributes {tile.kernel} {
   tile.store %a, %v : tensor<128x!tile.ptr<f32>>, tensor<128xf32>
   return
 }
+
+// -----
+
+// A streaming store keeps its hint when its all-true mask is dropped.
+// CHECK-LABEL: func.func @streaming_true
+// CHECK: tile.store %{{.*}}, %{{.*}} {streaming} : tensor<128x!tile.ptr<f32>>, tensor<128xf32>
+// CHECK-NEXT: return
+func.func @streaming_true(%x: !tile.ptr<f32>, %v: tensor<128xf32>) attributes {tile.kernel} {
+  %r = tile.arange 0, 128 : tensor<128xi32>
+  %p = tile.splat %x : !tile.ptr<f32> -> tensor<128x!tile.ptr<f32>>
+  %a = tile.addptr %p, %r : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
+  %m = arith.constant dense<true> : tensor<128xi1>
+  tile.store %a, %v mask %m {streaming} : tensor<128x!tile.ptr<f32>>, tensor<128xf32>, tensor<128xi1>
+  return
+}
