@@ -24,6 +24,9 @@ PYTHONPATH=build-gpu/python python3 test/gpu/run_early_launch.py --bundle out/bu
 echo "== in-place updates through replicated layouts"
 PYTHONPATH=build-gpu/python python3 test/gpu/run_replicas.py --bundle out/bundles/replicas.mgb \
   --out "$out" 2>&1 | tee "$out/replicas.log" | tail -4
+echo "== streaming stores"
+PYTHONPATH=build-gpu/python python3 test/gpu/run_streaming.py --bundle out/bundles/streaming.mgb \
+  --out "$out" 2>&1 | tee "$out/streaming.log" | tail -11
 echo "== kernels"
 PYTHONPATH=build-gpu/python PYTHONUNBUFFERED=1 python3 test/gpu/run_gpu_tests.py \
   --bundles out/bundles --out "$out" ${kernels:+--kernels "$kernels"} 2>&1 | tee "$out/gpu_tests.log" | tail -40
