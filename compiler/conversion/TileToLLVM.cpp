@@ -602,8 +602,10 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
       return mask;
     return mask ? arith::AndIOp::create(b, loc, owners[r], mask).getResult() : owners[r];
   };
-  if (op.getStreaming())
-    return lowerStreamingStore(op, n, width, bytes, masked && !maskUniform, maskOf), success();
+  if (op.getStreaming()) {
+    lowerStreamingStore(op, n, width, bytes, masked && !maskUniform, maskOf);
+    return success();
+  }
   for (int64_t r = 0; r < n; r += width) {
     Value ptr = reg(op.getPtr(), r);
     if (width == 1) {

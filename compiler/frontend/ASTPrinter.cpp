@@ -263,6 +263,8 @@ private:
         os << " shape=" << shapeStr(c->shape);
       if (c->builtin == Builtin::QuantizeFp8Group || c->builtin == Builtin::Fp8GroupScales)
         os << " fp8=" << scalarKindName(c->fp8) << " ue8m0=" << (c->ue8m0 ? "true" : "false");
+      if (c->streaming)
+        os << " streaming";
       break;
     }
     case ExprKind::Index:
