@@ -292,6 +292,9 @@ private:
   LogicalResult lowerStore(StoreOp op);
   void lowerStreamingStore(StoreOp op, int64_t n, int64_t width, int64_t bytes, bool perElement,
                            llvm::function_ref<Value(int64_t)> maskOf);
+  Value storedVector(StoreOp op, int64_t r, int64_t width);
+  void storeRunEitherWay(llvm::function_ref<Value(int64_t)> maskOf, int64_t r, int64_t width,
+                         llvm::function_ref<void()> whole, llvm::function_ref<void(int64_t)> element);
   LogicalResult lowerAtomic(AtomicRMWOp op);
   LogicalResult lowerReduce(ReduceOp op);
   LogicalResult lowerConvert(ConvertLayoutOp op);

@@ -569,7 +569,6 @@ LogicalResult KernelLowering::lowerLoad(LoadOp op) {
 
 LogicalResult KernelLowering::lowerStore(StoreOp op) {
   Type elem = getElementTypeOrSelf(op.getValue().getType());
-  Type stor = storageType(elem);
   int64_t bytes = storageBytes(elem);
   bool isTile = isa<RankedTensorType>(op.getValue().getType());
   int64_t n = isTile ? numRegsOf(op.getPtr()) : 1;
@@ -622,12 +621,7 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
       });
       continue;
     }
-    Value v = bytePairsVector(op.getValue(), r, width);
-    if (!v) {
-      v = LLVM::UndefOp::create(b, loc, VectorType::get({width}, stor));
-      for (int64_t k = 0; k < width; ++k)
-        v = LLVM::InsertElementOp::create(b, loc, v, reg(op.getValue(), r + k), i32(k));
-    }
+    Value v = storedVector(op, r, width);
     if (masked && maskUniform && ptx::predicatable(width * bytes)) {
       ptx::storeWords(b, loc, ptr, maskOf(r), ptx::toWords(b, loc, v));
       continue;
@@ -640,21 +634,44 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
       guarded(maskOf(r), [&] { LLVM::StoreOp::create(b, loc, v, ptr, width * bytes); });
       continue;
     }
-    Value all = maskOf(r);
-    for (int64_t k = 1; k < width; ++k)
-      all = arith::AndIOp::create(b, loc, all, maskOf(r + k));
-    auto branch = scf::IfOp::create(b, loc, TypeRange{}, all, true);
-    OpBuilder::InsertionGuard g(b);
-    b.setInsertionPointToStart(branch.thenBlock());
-    LLVM::StoreOp::create(b, loc, v, ptr, width * bytes);
-    b.setInsertionPointToStart(branch.elseBlock());
-    for (int64_t k = 0; k < width; ++k)
-      guarded(maskOf(r + k), [&] {
-        LLVM::StoreOp::create(b, loc, reg(op.getValue(), r + k),
-                                reg(op.getPtr(), r + k), bytes);
-      });
+    storeRunEitherWay(
+        maskOf, r, width, [&] { LLVM::StoreOp::create(b, loc, v, ptr, width * bytes); },
+        [&](int64_t k) {
+          guarded(maskOf(r + k), [&] {
+            LLVM::StoreOp::create(b, loc, reg(op.getValue(), r + k), reg(op.getPtr(), r + k), bytes);
+          });
+        });
   }
   return success();
+}
+
+// The run of `width` values from register r as one vector of their storage
+// type (bf16 and FP8 values packed in pairs where they come so).
+Value KernelLowering::storedVector(StoreOp op, int64_t r, int64_t width) {
+  if (Value v = bytePairsVector(op.getValue(), r, width))
+    return v;
+  Type stor = storageType(getElementTypeOrSelf(op.getValue().getType()));
+  Value v = LLVM::UndefOp::create(b, loc, VectorType::get({width}, stor));
+  for (int64_t k = 0; k < width; ++k)
+    v = LLVM::InsertElementOp::create(b, loc, v, reg(op.getValue(), r + k), i32(k));
+  return v;
+}
+
+// A run of `width` values whose mask is not uniform: stored `whole` when all
+// its lanes are on, else element by element (`element(k)` for each).
+void KernelLowering::storeRunEitherWay(function_ref<Value(int64_t)> maskOf, int64_t r, int64_t width,
+                                       function_ref<void()> whole,
+                                       function_ref<void(int64_t)> element) {
+  Value all = maskOf(r);
+  for (int64_t k = 1; k < width; ++k)
+    all = arith::AndIOp::create(b, loc, all, maskOf(r + k));
+  auto branch = scf::IfOp::create(b, loc, TypeRange{}, all, true);
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToStart(branch.thenBlock());
+  whole();
+  b.setInsertionPointToStart(branch.elseBlock());
+  for (int64_t k = 0; k < width; ++k)
+    element(k);
 }
 
 // A store with the streaming hint: every access is one `st.global.cs`
@@ -672,32 +689,21 @@ void KernelLowering::lowerStreamingStore(StoreOp op, int64_t n, int64_t width, i
     else
       ptx::storeWords(b, loc, ptr, pred, ptx::toWords(b, loc, v), ".cs");
   };
-  Type stor = storageType(getElementTypeOrSelf(op.getValue().getType()));
   for (int64_t r = 0; r < n; r += width) {
     if (width == 1) {
       streamed(reg(op.getPtr(), r), maskOf(r), reg(op.getValue(), r), bytes);
       continue;
     }
-    Value v = bytePairsVector(op.getValue(), r, width);
-    if (!v) {
-      v = LLVM::UndefOp::create(b, loc, VectorType::get({width}, stor));
-      for (int64_t k = 0; k < width; ++k)
-        v = LLVM::InsertElementOp::create(b, loc, v, reg(op.getValue(), r + k), i32(k));
-    }
+    Value v = storedVector(op, r, width);
     if (!perElement) {
       streamed(reg(op.getPtr(), r), maskOf(r), v, width * bytes);
       continue;
     }
-    Value all = maskOf(r);
-    for (int64_t k = 1; k < width; ++k)
-      all = arith::AndIOp::create(b, loc, all, maskOf(r + k));
-    auto branch = scf::IfOp::create(b, loc, TypeRange{}, all, true);
-    OpBuilder::InsertionGuard g(b);
-    b.setInsertionPointToStart(branch.thenBlock());
-    streamed(reg(op.getPtr(), r), Value(), v, width * bytes);
-    b.setInsertionPointToStart(branch.elseBlock());
-    for (int64_t k = 0; k < width; ++k)
-      streamed(reg(op.getPtr(), r + k), maskOf(r + k), reg(op.getValue(), r + k), bytes);
+    storeRunEitherWay(
+        maskOf, r, width, [&] { streamed(reg(op.getPtr(), r), Value(), v, width * bytes); },
+        [&](int64_t k) {
+          streamed(reg(op.getPtr(), r + k), maskOf(r + k), reg(op.getValue(), r + k), bytes);
+        });
   }
 }
 
