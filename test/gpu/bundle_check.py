@@ -23,3 +23,10 @@ def main(doc, run, report, json_name):
             json.dump({"results": results, "failures": failures}, f, indent=1)
     print("ok" if not failures else f"{len(failures)} failure(s)")
     return 1 if failures else 0
+
+
+def count_lines(results, what):
+    """For results {check: {"wrong": n, "of": total}}: one line a check ("K: n of total WHAT"), and the lines of the
+    checks with anything wrong (the failures)."""
+    lines = {k: f"{k}: {v['wrong']} of {v['of']} {what}" for k, v in results.items()}
+    return list(lines.values()), [lines[k] for k, v in results.items() if v["wrong"]]

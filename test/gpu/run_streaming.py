@@ -65,13 +65,12 @@ def run(bundle_path):
         mod.streaming_replicas(r, REPLICAS_N)
     torch.cuda.synchronize()
     results["replicas in place"] = {"wrong": int((r != REPLICAS_LAUNCHES).sum()), "of": REPLICAS_N}
-    failures = [f"{k}: {v['wrong']} of {v['of']} not right" for k, v in results.items() if v["wrong"]]
-    return results, failures
+    return results, bundle_check.count_lines(results, "not right")[1]
 
 
 def report(results):
     """One line a check: how many of its bytes (elements, in place) are not right."""
-    return [f"{k}: {v['wrong']} of {v['of']} not right" for k, v in results.items()]
+    return bundle_check.count_lines(results, "not right")[0]
 
 
 if __name__ == "__main__":
