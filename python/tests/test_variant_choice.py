@@ -80,8 +80,10 @@ EXPECTED = {
     "shared_act_quant": ("shared_act_quant", _shared_act_quant),
     "gdn_core": ("gdn_core", _gdn_core),
     "gdn_conv": ("gdn_conv", _gdn_conv),
-    # few heads in all: 8 rows a program, twice the CTAs (gdn_verify.mega)
-    "gdn_verify": ("gdn_verify", lambda s, g: "rows8" if s["B"] * s["HV"] <= 16 else "default"),
+    # few heads in all: 8 rows a program, twice the CTAs; more than a wave: a head's row blocks side by side
+    # (gdn_verify.mega)
+    "gdn_verify": ("gdn_verify", lambda s, g: "rows8" if s["B"] * s["HV"] <= 16
+                   else "rows_first" if g[0] * g[1] * g[2] > 10 * SMS else "default"),
     "group_quant": ("group_quant", _group_quant),
     "group_quant_ue8m0": ("group_quant_ue8m0", _group_quant),
     "nvfp4_quant": ("nvfp4_quant", lambda s, g: "one_row" if s["M"] == 1 and s["K"] % 1024 == 0
