@@ -28,17 +28,17 @@ def have_ptxas():
 
 
 def compiled(megac, kernels_dir):
-    """{(kernel, variant): {target: "regs / spills"}} from megac's report of every file."""
+    """{(kernel, variant): {target: "regs / spills"}} from megac's report of every file (one call, as build.sh)."""
+    paths = sorted(glob.glob(os.path.join(kernels_dir, "*.mega")))
+    out = subprocess.run([megac, *paths, "--target", "all", "--emit", "report"], capture_output=True, text=True)
+    if out.returncode != 0:
+        sys.exit(f"megac failed:\n{out.stdout}{out.stderr}")
     rows = {}
-    for path in sorted(glob.glob(os.path.join(kernels_dir, "*.mega"))):
-        out = subprocess.run([megac, path, "--target", "all"], capture_output=True, text=True)
-        if out.returncode != 0:
-            sys.exit(f"{path}: megac failed:\n{out.stdout}{out.stderr}")
-        for line in out.stdout.splitlines():
-            m = REPORT_ROW.match(line)
-            if m:
-                kernel, variant, target, regs, spills = m.groups()
-                rows.setdefault((kernel, variant), {})[target] = f"{regs} / {spills}"
+    for line in out.stdout.splitlines():
+        m = REPORT_ROW.match(line)
+        if m:
+            kernel, variant, target, regs, spills = m.groups()
+            rows.setdefault((kernel, variant), {})[target] = f"{regs} / {spills}"
     return rows
 
 

@@ -1,5 +1,6 @@
-"""The command line the GPU checks of one bundle share (run_replicas.py, run_early_launch.py): --bundle and --out,
-the check's own report, each failure, DIR/<name>.json with the results and failures, exit status 1 on a failure."""
+"""The command line the GPU checks of one bundle share (run_replicas.py, run_early_launch.py, run_streaming.py):
+--bundle and --out, the check's own report, each failure, DIR/<name>.json with the results and failures, exit
+status 1 on a failure."""
 import argparse
 import json
 import os

@@ -63,7 +63,8 @@ def TileFoldConstantMasks : Pass<"tile-fold-constant-masks", "::mlir::ModuleOp">
   let summary = "drop masks that constants make all true or all false";
   let description = [{
     An i1 `arith.ori` / `arith.andi` with an operand that is the same constant
-    in every lane (an arith.constant, or a tile.splat of one) becomes that
+    in every lane (an arith.constant, or a tile.splat, broadcast, expand_dims,
+    reshape or convert_layout of one) becomes that
     constant or its other operand; an `arith.select` with such a condition
     becomes the chosen operand; a `tile.load` whose mask is all true loses
     its mask and `other`, one whose mask is all false becomes its `other`; a
