@@ -38,7 +38,10 @@ def _gdn_core(s, grid):
         return "many_ctas"  # beyond 32 CTAs an SM no wait, launched plainly: the wait cost what early launch gained
     if 2 * SMS < heads * 4 <= 3 * SMS:
         return "cap168"
-    return "rows4" if heads <= 16 else "rows8" if heads <= 64 else "default"
+    if heads <= 64:
+        return "rows4" if heads <= 16 else "rows8"
+    # one wave of four CTAs an SM (128 heads): launched plainly, no wait (early launch was slower there)
+    return "one_wave" if 3 * SMS < heads * 4 <= 4 * SMS else "default"
 
 
 def _nvfp4_quant_swizzled(s, g):
@@ -169,7 +172,7 @@ def test_each_shape_launches_the_measured_variant(name, kernels):
 
 
 # kernel -> the variants compiled to be launched early (@early_launch, less a variant's early_launch = 0)
-EARLY = {"gdn_core": {"default", "cap168", "rows4", "rows8"}, "gdn_conv": {"default"}}  # not many_ctas
+EARLY = {"gdn_core": {"default", "cap168", "rows4", "rows8"}, "gdn_conv": {"default"}}  # not many_ctas, one_wave
 
 
 @pytest.mark.parametrize("name", sorted(EARLY))
