@@ -4,8 +4,10 @@
 #   part 1: scripts/gpu-check.sh (runtime tests, every kernel at every shape), scripts/gpu-final.sh (slots,
 #           sm_103a SASS, memcheck, racecheck), test/gpu/run_qwen35_slots.py and the whole pytest GPU
 #           suite (python/tests/test_kernels_gpu.py: every kernel at every listed shape, again through pytest);
-#   part 2: the benchmark of every kernel in one run_bench.py call (BENCH_ARGS adds options, e.g.
-#           --no-compile to leave out torch.compile, whose compiles are most of a full run's time).
+#   part 2: megac's compile times on this machine (scripts/compile_times.py with the portable megac of
+#           scripts/portable-megac.sh, carried gzipped in out/portable/), then the benchmark of every kernel in
+#           one run_bench.py call (BENCH_ARGS adds options, e.g. --no-compile to leave out torch.compile, whose
+#           compiles are most of a full run's time).
 # Each part leaves one tarball in $OUT (session_part1.tgz, session_part2.tgz).
 #   usage: MEGAC_COMMIT=<sha> scripts/gpu-session.sh 1|2
 set -uo pipefail
@@ -31,11 +33,23 @@ case "${1:-}" in
 2)
   # A machine released after part 1 comes back bare: build the runtime again.
   [ -d build-gpu ] || scripts/gpu-build-runtime.sh "$work/build2" > /dev/null || exit 1
-  echo "== bench"
+  # megac's compile times measured on this machine, which times Triton's cold compiles, when a portable
+  # megac came along (scripts/portable-megac.sh); else those of the machine that built the bundles.
+  compile_ms=out/compile_ms.json
+  if [ -f out/portable/megac.gz ]; then
+    echo "== megac compile times on this machine"
+    gunzip -c out/portable/megac.gz > "$work/megac" && chmod +x "$work/megac"
+    { grep -m1 "model name" /proc/cpuinfo; echo "cores: $(nproc)"; } > "$work/compile_host.txt"
+    python3 scripts/compile_times.py --megac "$work/megac" --runs 21 > "$work/compile_ms_host.json" \
+      && compile_ms=$work/compile_ms_host.json
+    cat "$work/compile_host.txt"
+  fi
+  echo "== bench (megac compile times: $compile_ms)"
   # shellcheck disable=SC2086
-  MEGAC_COMPILE_MS=out/compile_ms.json OUT="$work/bench" scripts/gpu-bench.sh \
+  MEGAC_COMPILE_MS=$compile_ms OUT="$work/bench" scripts/gpu-bench.sh \
     --budget-s "${BENCH_BUDGET_S:-540}" ${BENCH_ARGS:-} > "$work/bench.txt" 2>&1
   tail -6 "$work/bench.txt"
-  tar czf "$final/session_part2.tgz" -C "$work" bench bench.txt ;;
+  tar czf "$final/session_part2.tgz" -C "$work" bench bench.txt \
+    $(cd "$work" && ls compile_ms_host.json compile_host.txt 2> /dev/null) ;;
 *) echo "usage: scripts/gpu-session.sh 1|2"; exit 2 ;;
 esac
