@@ -170,7 +170,8 @@ def markdown(res):
          "(half read, half written), timed the same way; megac's % of it says how near megac is to what a "
          "copy achieves at that size (small transfers pay launch and DRAM latency, which the "
          "bandwidth-sized copy does not). Compile times are cold: Triton's is its first call with an "
-         "empty cache (JIT and launcher build included); megac's comes from the build.", "",
+         "empty cache (JIT and launcher build included); megac's is the median of scripts/compile_times.py's "
+         f"compiles, from `{res.get('megac_compile_ms_file') or 'none given'}`.", "",
          "## Summary", "",
          "| kernel | worst ratio megac/Triton | >= 1.00 | megac % copy (largest shape) | Triton % copy "
          "(largest shape) | megac % of copy at size (largest shape) | megac compile ms | Triton compile ms | "
@@ -297,7 +298,7 @@ def main():
            "method": {"rounds": opts.rounds, "repeats": opts.repeats, "quick": opts.quick,
                       "rotate_min_bytes": testing.ROTATE_MIN_BYTES, "l2_bytes": testing.L2_BYTES,
                       "budget_s": opts.budget_s, "warm_l2": opts.warm_l2},
-           "kernels": {}, "skipped": []}
+           "megac_compile_ms_file": opts.megac_compile_ms, "kernels": {}, "skipped": []}
     out_json = os.path.join(opts.out, "bench_results.json")
 
     def save():

@@ -97,3 +97,14 @@ def test_select_shapes_picks_by_value_and_refuses_what_matches_nothing():
         testing.select_shapes(shapes, "M=2")
     with pytest.raises(ValueError, match="NAME=INT pairs"):
         testing.select_shapes(shapes, "M1")
+
+
+def test_markdown_names_where_megac_compile_times_come_from(run_bench):
+    """The compile column's megac times were measured elsewhere (the build machine, or the GPU machine with a
+    portable megac): the header names the file they came from, or that none was given."""
+    rows = [{"shape": {"M": 1}, "bytes": 10, "megac": timed(2.0, 1.0, ratio=1.0), "triton": timed(2.0, 1.0)}]
+    assert "compiles, from `none given`." in report(run_bench, rows)
+    res = result(rows)
+    res["megac_compile_ms_file"] = "out/session/compile_ms_host.json"
+    res["kernels"]["k"]["summary"] = run_bench.summarize(res["kernels"]["k"])
+    assert "compiles, from `out/session/compile_ms_host.json`." in run_bench.markdown(res)
