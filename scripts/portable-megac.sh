@@ -3,27 +3,23 @@
 # on the machine that times Triton's. The build's megac objects are linked again, statically, against the
 # static LLVM and MLIR libraries that llvm-22-dev and libmlir-22-dev ship (the build links their shared
 # libraries) and against libstdc++: the result needs glibc, zlib and zstd only. Same sources: the script
-# checks that it prints the same PTX as the build's megac.
-#   usage: scripts/portable-megac.sh   -> out/portable/megac.gz (gzip: the device tool's carry limit)
+# checks that it prints the build's megac's PTX for every kernel of kernels-dsl/, on sm_90a and sm_103a.
+#   usage: scripts/portable-megac.sh   -> out/portable/megac and megac.gz (gzip: the device tool's carry limit)
+#   MEGAC_BUILD_DIR (default build/), MEGAC_PORTABLE_OUT (default out/portable/)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${MEGAC_BUILD_DIR:-$root/build}
+out=${MEGAC_PORTABLE_OUT:-$root/out/portable}
 llvm=/usr/lib/llvm-22/lib
-out=$root/out/portable
-ninja -C "$build" megac > /dev/null
+cmake --build "$build" --target megac > /dev/null
 mkdir -p "$out"
-# ld.lld links the 700 archives in about a second, GNU ld in about a minute.
-linker=()
-if command -v ld.lld > /dev/null || ls /usr/bin/ld.lld-* > /dev/null 2>&1; then
-  linker=(-fuse-ld=lld)
-fi
-# One group: the archives' order does not matter, and only the members megac uses are linked.
+# One group: the archives' order does not matter, and only the members megac uses are linked (about 5 s).
 mapfile -t ours < <(find "$build/compiler" "$build/dialects" "$build/runtime" -name '*.a' | sort)
-c++ "${linker[@]}" -no-pie -s -Wl,--gc-sections -o "$out/megac" \
+c++ -no-pie -s -Wl,--gc-sections -o "$out/megac" \
   "$build/compiler/tools/CMakeFiles/megac.dir/megac.cpp.o" \
   -Wl,--start-group "${ours[@]}" "$llvm"/libMLIR*.a "$llvm"/libLLVM*.a -Wl,--end-group \
   -static-libstdc++ -static-libgcc -lz -l:libzstd.so.1 -ldl -lpthread
-for f in "$root"/kernels-dsl/attn_decode_cp.mega "$root"/kernels-dsl/gdn_core.mega; do
+for f in "$root"/kernels-dsl/*.mega; do
   for target in sm_90a sm_103a; do
     "$build/compiler/tools/megac" "$f" --target $target --emit ptx -o "$out/check.build.ptx"
     "$out/megac" "$f" --target $target --emit ptx -o "$out/check.portable.ptx"
