@@ -13,12 +13,13 @@ out=${MEGAC_PORTABLE_OUT:-$root/out/portable}
 llvm=/usr/lib/llvm-22/lib
 cmake --build "$build" --target megac > /dev/null
 mkdir -p "$out"
-# One group: the archives' order does not matter, and only the members megac uses are linked (about 5 s).
+# One group: the archives' order does not matter, and only the members megac uses are linked (about 5 s);
+# zlib and zstd by their runtime names, which need no -dev package.
 mapfile -t ours < <(find "$build/compiler" "$build/dialects" "$build/runtime" -name '*.a' | sort)
 c++ -no-pie -s -Wl,--gc-sections -o "$out/megac" \
   "$build/compiler/tools/CMakeFiles/megac.dir/megac.cpp.o" \
   -Wl,--start-group "${ours[@]}" "$llvm"/libMLIR*.a "$llvm"/libLLVM*.a -Wl,--end-group \
-  -static-libstdc++ -static-libgcc -lz -l:libzstd.so.1 -ldl -lpthread
+  -static-libstdc++ -static-libgcc -l:libz.so.1 -l:libzstd.so.1 -ldl -lpthread
 for f in "$root"/kernels-dsl/*.mega; do
   for target in sm_90a sm_103a; do
     "$build/compiler/tools/megac" "$f" --target $target --emit ptx -o "$out/check.build.ptx"
