@@ -72,6 +72,29 @@ SmallVector<Value> loadWords(OpBuilder &b, Location loc, Value ptr, Value pred,
   return words;
 }
 
+namespace {
+
+/// One store instruction `instr` ("st.global.cs.v4.b32") of `values` at `ptr`
+/// in inline PTX, `constraint` ("r", "h") for each value; predicated on `pred`
+/// when it is not null.
+void storeAsm(OpBuilder &b, Location loc, Value ptr, Value pred, const std::string &instr,
+              ArrayRef<Value> values, const char *constraint) {
+  unsigned first = pred ? 1 : 0; // the operand number of the pointer
+  std::string text = std::string(pred ? "@$0 " : "") + instr + " [$" + std::to_string(first) +
+                     "], " + operandList(first + 1, values.size()) + ";";
+  std::string constraints = pred ? "b,l" : "l";
+  for (size_t i = 0; i < values.size(); ++i)
+    constraints += std::string(",") + constraint;
+  SmallVector<Value> operands;
+  if (pred)
+    operands.push_back(pred);
+  operands.push_back(ptr);
+  operands.append(values.begin(), values.end());
+  inlineAsm(b, loc, Type(), operands, text, constraints);
+}
+
+} // namespace
+
 void storeNarrow(OpBuilder &b, Location loc, Value ptr, Value pred, Value value,
                  StringRef cache) {
   Type type = value.getType();
@@ -83,30 +106,13 @@ void storeNarrow(OpBuilder &b, Location loc, Value ptr, Value pred, Value value,
   Value half = LLVM::BitcastOp::create(b, loc, b.getIntegerType(bits), value);
   if (bits == 8)
     half = LLVM::ZExtOp::create(b, loc, i16, half);
-  std::string store = "st.global" + cache.str() + ".b" + std::to_string(bits);
-  if (!pred) {
-    inlineAsm(b, loc, Type(), ValueRange{ptr, half}, store + " [$0], $1;", "l,h");
-    return;
-  }
-  inlineAsm(b, loc, Type(), ValueRange{pred, ptr, half}, "@$0 " + store + " [$1], $2;", "b,l,h");
+  storeAsm(b, loc, ptr, pred, "st.global" + cache.str() + ".b" + std::to_string(bits), {half}, "h");
 }
 
 void storeWords(OpBuilder &b, Location loc, Value ptr, Value pred,
                 ArrayRef<Value> words, StringRef cache) {
-  size_t n = words.size();
-  unsigned first = pred ? 1 : 0; // the operand number of the pointer
-  std::string text = std::string(pred ? "@$0 " : "") + "st.global" + cache.str() +
-                     vectorSuffix(n) + ".b32 [$" + std::to_string(first) + "], " +
-                     operandList(first + 1, n) + ";";
-  std::string constraints = pred ? "b,l" : "l";
-  for (size_t i = 0; i < n; ++i)
-    constraints += ",r";
-  SmallVector<Value> operands;
-  if (pred)
-    operands.push_back(pred);
-  operands.push_back(ptr);
-  operands.append(words.begin(), words.end());
-  inlineAsm(b, loc, Type(), operands, text, constraints);
+  storeAsm(b, loc, ptr, pred, "st.global" + cache.str() + vectorSuffix(words.size()) + ".b32",
+           words, "r");
 }
 
 SmallVector<Value> toWords(OpBuilder &b, Location loc, Value v) {
