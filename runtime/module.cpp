@@ -238,7 +238,9 @@ void Kernel::launch(const Arg *args, size_t count, void *stream,
   }
   const ContextEntry &e = module_->entryFor(ctx);
   LaunchConfig c;
-  signature_.prepare(args, count, e.sms, grid, c);
+  // `early` in a variant's condition: whether this module launches
+  // early-launch variants early (a variant may be chosen for that).
+  signature_.prepare(args, count, e.sms, grid, c, module_->options_.earlyLaunch);
   if (c.empty())
     return;
   CUfunction fn = e.functions[firstFunction_ + size_t(c.variant)];

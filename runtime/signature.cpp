@@ -93,8 +93,9 @@ KernelSignature::KernelSignature(KernelInfo info) : info_(std::move(info)) {
     throw error("shared_bytes", "too large");
 
   // Names expressions may use: integer scalars by parameter index, then
-  // `ctas` (variant conditions only) and `sms` (grid and conditions).
-  std::vector<std::string> shapeNames(n + 2);
+  // `ctas` and `early` (variant conditions only) and `sms` (grid and
+  // conditions).
+  std::vector<std::string> shapeNames(n + 3);
   for (size_t i = 0; i < n; ++i) {
     const ParamInfo &p = info_.params[i];
     for (size_t j = 0; j < i; ++j)
@@ -109,10 +110,12 @@ KernelSignature::KernelSignature(KernelInfo info) : info_(std::move(info)) {
   }
   ctasIndex_ = int(n);
   smsIndex_ = int(n + 1);
+  earlyIndex_ = int(n + 2);
   std::vector<std::string> gridNames = shapeNames;
   gridNames[size_t(smsIndex_)] = "sms";
   std::vector<std::string> whenNames = gridNames;
   whenNames[size_t(ctasIndex_)] = "ctas";
+  whenNames[size_t(earlyIndex_)] = "early";
 
   auto compile = [&](const std::string &text,
                      const std::vector<std::string> &names,
@@ -182,12 +185,12 @@ void KernelSignature::refuse(size_t param, const std::string &why) const {
 }
 
 void KernelSignature::prepare(const Arg *args, size_t count, int64_t sms,
-                              const Grid *grid, LaunchConfig &out) const {
+                              const Grid *grid, LaunchConfig &out, bool early) const {
   int argOf[kMaxParams];
   try {
     bindArgs(args, count, argOf, out);
     checkShapes(args, argOf, out);
-    computeGrid(grid, sms, out);
+    computeGrid(grid, sms, early, out);
   } catch (const ExprError &e) {
     throw ArgError("megac: kernel " + quoted(info_.name) + ": " + e.what());
   }
@@ -334,7 +337,7 @@ void KernelSignature::checkShapes(const Arg *args, const int *argOf,
   }
 }
 
-void KernelSignature::computeGrid(const Grid *grid, int64_t sms,
+void KernelSignature::computeGrid(const Grid *grid, int64_t sms, bool early,
                                   LaunchConfig &out) const {
   out.env[smsIndex_] = sms;
   int64_t g[3];
@@ -346,12 +349,12 @@ void KernelSignature::computeGrid(const Grid *grid, int64_t sms,
   // The variant is chosen on the kernel's grid; one with its own grid then
   // launches that one (unless the caller gave the grid).
   int64_t ctas = g[0] * g[1] * g[2];
-  out.variant = selectVariant(out.env, ctas, sms);
+  out.variant = selectVariant(out.env, ctas, sms, early);
   if (out.variant < 0)
     throw ArgError(
         "megac: kernel " + quoted(info_.name) +
         ": no variant's condition holds (ctas = " + std::to_string(ctas) +
-        ", sms = " + std::to_string(sms) + ")");
+        ", sms = " + std::to_string(sms) + ", early = " + (early ? "1" : "0") + ")");
   if (!grid && !info_.variants[size_t(out.variant)].grid.empty())
     evalGrid(out.variant, out.env, g);
   static constexpr int64_t kLimit[3] = {INT32_MAX, 65535, 65535};
@@ -371,9 +374,10 @@ void KernelSignature::computeGrid(const Grid *grid, int64_t sms,
 }
 
 int KernelSignature::selectVariant(int64_t *env, int64_t ctas,
-                                   int64_t sms) const {
+                                   int64_t sms, bool early) const {
   env[ctasIndex_] = ctas;
   env[smsIndex_] = sms;
+  env[earlyIndex_] = early ? 1 : 0;
   for (size_t v = 0; v < when_.size(); ++v)
     if (when_[v].eval(env) != 0)
       return int(v);

@@ -69,7 +69,7 @@ struct VarDecl {
     Let,         // let x = ...; (also helper parameters bound at inlining)
     LoopIndex,   // for i in range(...)
     KernelParam, // runtime kernel argument; see KernelDecl::params[paramIndex]
-    LaunchVar,   // `ctas` / `sms` inside @variant(when = ...)
+    LaunchVar,   // `ctas` / `sms` / `early` inside @variant(when = ...)
   };
   Kind kind = Kind::Let;
   std::string name;

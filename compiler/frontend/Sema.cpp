@@ -237,8 +237,14 @@ void Sema::checkIf(IfStmt &s) {
     error(s.cond->range, "'if' condition must be a scalar i1, got " + t.str(),
           t.isTile() ? "for elementwise selection use where(cond, a, b)"
                      : "compare instead: x != 0");
+  std::optional<bool> constant;
+  if (s.cond->constValue && s.cond->constValue->isBool())
+    constant = s.cond->constValue->b;
   fn_.regions.emplace_back();
+  fn_.regions.back().taken = constant;
   checkBlock(s.thenBody);
+  if (constant)
+    fn_.regions.back().taken = !*constant;
   checkBlock(s.elseBody);
   s.carried = std::move(fn_.regions.back().carried);
   fn_.regions.pop_back();

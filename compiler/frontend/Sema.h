@@ -53,6 +53,10 @@ private:
   /// Variables assigned inside a `for`/`if` that were declared outside it.
   struct Region {
     std::vector<CarriedVar> carried;
+    /// In an `if` on a compile-time constant (a variant's constant, say):
+    /// whether the branch being checked is the one taken. Unset in a `for`
+    /// and in an `if` on a runtime value.
+    std::optional<bool> taken;
   };
 
   /// The state that helper inlining saves and replaces (a helper body sees

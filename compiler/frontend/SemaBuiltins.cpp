@@ -347,9 +347,11 @@ void Sema::checkMemoryOp(CallExpr &c) {
 // wait_prior_kernel(): where an @early_launch kernel waits for the kernel
 // launched before it (griddepcontrol.wait). Loads above it overlap that
 // kernel; so it must run exactly once in every thread that goes on (a
-// statement of the kernel's own body, outside if, for and helpers), and no
-// store or atomic may come before it (the prior kernel may still read or
-// write that memory).
+// statement of the kernel's own body, outside for, helpers and `if`s on
+// runtime values), and no store or atomic may come before it (the prior
+// kernel may still read or write that memory). An `if` on a compile-time
+// constant is decided here: a variant may move the wait by a constant; in
+// the branch not taken the call is no call (the kernel then waits at entry).
 void Sema::checkWaitPriorKernel(CallExpr &c) {
   if (!bindArgs(c, {}, 0))
     return;
@@ -360,12 +362,20 @@ void Sema::checkWaitPriorKernel(CallExpr &c) {
           "waits here), or remove the call");
     return;
   }
-  if (fn_.inHelper || !fn_.regions.empty()) {
-    error(c.range, "wait_prior_kernel() must be a statement of the kernel's body, outside if, "
-                   "for and helpers",
-          "every thread must wait exactly once: move it to the kernel's top level");
+  bool allowed = !fn_.inHelper, runs = true;
+  for (const Region &r : fn_.regions) {
+    allowed = allowed && r.taken.has_value();
+    runs = runs && r.taken.value_or(false);
+  }
+  if (!allowed) {
+    error(c.range, "wait_prior_kernel() must be a statement of the kernel's body, outside for, "
+                   "helpers and if on a runtime value",
+          "every thread must wait exactly once: move it to the kernel's top level (an if on a "
+          "compile-time constant may hold it)");
     return;
   }
+  if (!runs)
+    return;
   if (kernel_->explicitWait) {
     error(c.range, "wait_prior_kernel() is called twice", "keep the first call");
     return;

@@ -192,7 +192,7 @@ void Sema::checkParam(ParamDecl &p) {
 }
 
 /// Grid, shape and `when` expressions are evaluated by the runtime: only
-/// scalar params, constants (and in `when`, ctas/sms) may appear.
+/// scalar params, constants (and in `when`, ctas, sms and early) may appear.
 void Sema::checkLaunchExpr(ExprPtr &e, const char *what, bool wantBool) {
   checkExpr(e);
   if (e->type.isInvalid())
@@ -329,12 +329,15 @@ void Sema::checkVariant(KernelDecl &k, AttributeSyntax &a) {
   for (const Variant &other : k.variants)
     if (other.name == v.name)
       error(name->range, "duplicate variant '" + v.name + "'");
+  // What the runtime knows at the launch: the grid's CTAs, the SMs, and
+  // whether it launches early-launch variants early (LoadOptions::earlyLaunch).
   if (k.launchVars.empty())
-    for (const char *var : {"ctas", "sms"}) {
+    for (auto [var, kind] : {std::pair{"ctas", ScalarKind::I64}, std::pair{"sms", ScalarKind::I64},
+                             std::pair{"early", ScalarKind::I1}}) {
       auto decl = std::make_unique<VarDecl>();
       decl->kind = VarDecl::Kind::LaunchVar;
       decl->name = var;
-      decl->type = Type::scalar(ScalarKind::I64);
+      decl->type = Type::scalar(kind);
       k.launchVars.push_back(std::move(decl));
     }
   for (size_t i = 1; i < a.args.size(); ++i) {

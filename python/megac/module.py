@@ -92,13 +92,15 @@ class Kernel:
 
     def prepare(self, *args, sms=132, grid=None, **kwargs):
         """What a launch would do (grid, block, variant, and whether that variant is compiled to be launched early)
-        without launching: needs no GPU."""
+        without launching: needs no GPU. The variant is chosen as this module launches (`early` in a variant's
+        condition is the module's early_launch)."""
         sig = self._module._signature(self.name)
         if callable(grid):
             named = dict(zip((p["name"] for p in self.params), args))
             named.update(kwargs)
             grid = grid(named)
-        return sig.prepare(self.bind(*args, **kwargs), sms, None if grid is None else tuple(grid))
+        return sig.prepare(self.bind(*args, **kwargs), sms, None if grid is None else tuple(grid),
+                           self._module.early_launch)
 
     def __call__(self, *args, grid=None, stream=None, **kwargs):
         """Launch on `stream` (default: torch's current stream). grid: None (the manifest's grid rule), a

@@ -193,12 +193,13 @@ void bindRuntime(py::module_ &m) {
       }), py::arg("bundle"), py::arg("kernel"))
       .def_property_readonly("name", &KernelSignature::name)
       .def("prepare", [](const KernelSignature &sig, const std::vector<Arg> &args,
-                         int64_t sms, const py::object &grid) {
+                         int64_t sms, const py::object &grid, bool early) {
         auto g = optionalGrid(grid);
         LaunchConfig config;
-        sig.prepare(args.data(), args.size(), sms, g.get(), config);
+        sig.prepare(args.data(), args.size(), sms, g.get(), config, early);
         return prepareToDict(sig, config);
       }, py::arg("args"), py::arg("sms") = 132, py::arg("grid") = py::none(),
+         py::arg("early") = false,
          "Grid, block, shared bytes and variant a launch with these arguments would use.");
 }
 

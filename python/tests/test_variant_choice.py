@@ -39,7 +39,8 @@ def _gdn_core(s, grid):
     if 2 * SMS < heads * 4 <= 3 * SMS:
         return "cap168"
     if heads <= 64:
-        return "rows4" if heads <= 16 else "rows8"
+        # launched early (the module's default), 16 heads or fewer wait below the state's loads (prefetch)
+        return "prefetch" if heads <= 16 else "rows8"
     # one wave of four CTAs an SM (128 heads): launched plainly, no wait (early launch was slower there)
     return "one_wave" if 3 * SMS < heads * 4 <= 4 * SMS else "default"
 
@@ -172,7 +173,21 @@ def test_each_shape_launches_the_measured_variant(name, kernels):
 
 
 # kernel -> the variants compiled to be launched early (@early_launch, less a variant's early_launch = 0)
-EARLY = {"gdn_core": {"default", "cap168", "rows4", "rows8"}, "gdn_conv": {"default"}}  # not many_ctas, one_wave
+EARLY = {"gdn_core": {"default", "cap168", "prefetch", "rows4", "rows8"}, "gdn_conv": {"default"}}
+# (gdn_core: not many_ctas, one_wave)
+
+
+def test_gdn_core_waits_below_its_loads_only_when_launched_early():
+    """`early` in a condition is the module's launch mode: a module that launches plainly takes rows4, whose
+    loads issue at once, where an early-launching one takes prefetch, which waits below them."""
+    compiled = megac.compile(os.path.join(ROOT, "kernels-dsl", "gdn_core.mega"), ptxas=False, cache=False)
+    entry = next(k for k in compiled.manifest["kernels"] if k["name"] == "gdn_core")
+    small = [s for s in _shapes("gdn_core") if s["B"] * s["HV"] <= 16]
+    assert small
+    for early, want in ((True, "prefetch"), (False, "rows4")):
+        kernel = compiled.load(early_launch=early).gdn_core
+        for shape in small:
+            assert _launch(kernel, entry, shape)["variant"] == want, (early, shape)
 
 
 @pytest.mark.parametrize("name", sorted(EARLY))

@@ -260,7 +260,7 @@ TEST(Signature, CapWindowVariantAtBoundaries) {
   EXPECT_EQ(variantFor(265), "cap168");
   EXPECT_EQ(variantFor(396), "cap168");
   EXPECT_EQ(variantFor(397), "default");
-  int64_t env[kMaxParams + 2] = {};
+  int64_t env[kMaxParams + 3] = {};
   EXPECT_EQ(sig.selectVariant(env, 300, 100), 0);
   EXPECT_EQ(sig.selectVariant(env, 301, 100), 1);
 }
@@ -281,6 +281,27 @@ TEST(Signature, VariantByScalarParameter) {
   EXPECT_EQ(variantFor(1024), "vector_add__small");
   EXPECT_EQ(variantFor(2048), "vector_add__small");
   EXPECT_EQ(variantFor(2064), "vector_add");
+}
+
+// `early` in a condition: whether the caller launches early-launch variants
+// early (gdn_core's `prefetch`, which waits below its state's loads, only
+// then). Unknown to the grid, which is computed before.
+TEST(Signature, VariantByLaunchMode) {
+  KernelInfo k = test::vectorAddKernel();
+  k.variants = {{"prefetch", "vector_add__prefetch", 0, 0, "early && n <= 2048", 0, {}},
+                {"default", "vector_add", 0, 0, "", 0, {}}};
+  KernelSignature sig(k);
+  auto variantFor = [&](int64_t n, bool early) {
+    auto args = vectorAddArgs(n);
+    LaunchConfig c;
+    sig.prepare(args.data(), args.size(), 132, nullptr, c, early);
+    return sig.info().variants[size_t(c.variant)].name;
+  };
+  EXPECT_EQ(variantFor(1024, true), "prefetch");
+  EXPECT_EQ(variantFor(1024, false), "default");
+  EXPECT_EQ(variantFor(4096, true), "default");
+  k.grid = {"cdiv(n, early)", "1", "1"};
+  EXPECT_THROW(KernelSignature{k}, ManifestError);
 }
 
 // A variant whose constants change the grid (softmax_small's one row a CTA
@@ -321,7 +342,7 @@ TEST(Signature, NoVariantHolds) {
   KernelSignature sig(k);
   EXPECT_EQ(refusal(sig, vectorAddArgs(1024)),
             "megac: kernel 'vector_add': no variant's condition holds (ctas = "
-            "1, sms = 132)");
+            "1, sms = 132, early = 0)");
 }
 
 TEST(Signature, BadExpressionsAreRefusedAtLoad) {

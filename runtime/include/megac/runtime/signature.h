@@ -47,9 +47,9 @@ struct LaunchConfig {
   };
   Value values[kMaxParams];
   void *params[kMaxParams];
-  /// Scalar values by parameter index, then ctas and sms: what expressions
-  /// read.
-  int64_t env[kMaxParams + 2];
+  /// Scalar values by parameter index, then ctas, sms and early: what
+  /// expressions read.
+  int64_t env[kMaxParams + 3];
 
   /// A zero grid dimension: there is nothing to launch.
   bool empty() const { return grid[0] == 0 || grid[1] == 0 || grid[2] == 0; }
@@ -66,16 +66,18 @@ public:
 
   /// Checks `args` against the manifest, binds and infers scalars, computes the
   /// kernel's grid (or takes `grid`), picks the first variant whose condition
-  /// holds on `sms` multiprocessors (`ctas` is that grid's), takes the
-  /// variant's own grid and warps where it has them (a given `grid` stays),
-  /// and fills `out`. Allocates nothing unless it
-  /// throws ArgError "megac: kernel 'K': parameter 'P': REASON".
+  /// holds on `sms` multiprocessors (`ctas` is that grid's; `early` says
+  /// whether the caller launches early-launch variants early, which a
+  /// condition reads as `early`), takes the variant's own grid and warps
+  /// where it has them (a given `grid` stays), and fills `out`. Allocates
+  /// nothing unless it throws ArgError "megac: kernel 'K': parameter 'P':
+  /// REASON".
   void prepare(const Arg *args, size_t count, int64_t sms, const Grid *grid,
-               LaunchConfig &out) const;
+               LaunchConfig &out, bool early = false) const;
 
   /// The variant index prepare() would pick for a grid of `ctas` CTAs, with
   /// scalars already bound in `env` (for tests and diagnostics).
-  int selectVariant(int64_t *env, int64_t ctas, int64_t sms) const;
+  int selectVariant(int64_t *env, int64_t ctas, int64_t sms, bool early = false) const;
 
 private:
   struct CompiledParam {
@@ -91,7 +93,7 @@ private:
   void bindArgs(const Arg *args, size_t count, int *argOf,
                 LaunchConfig &out) const;
   void checkShapes(const Arg *args, const int *argOf, LaunchConfig &out) const;
-  void computeGrid(const Grid *grid, int64_t sms, LaunchConfig &out) const;
+  void computeGrid(const Grid *grid, int64_t sms, bool early, LaunchConfig &out) const;
   void packParams(const Arg *args, const int *argOf, LaunchConfig &out) const;
 
   /// The grid of `info_.grid` (variant < 0) or of a variant with its own.
@@ -108,6 +110,7 @@ private:
   int numInferable_ = 0;
   int ctasIndex_ = 0;
   int smsIndex_ = 0;
+  int earlyIndex_ = 0;
 };
 
 } // namespace megac::rt
