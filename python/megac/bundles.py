@@ -76,7 +76,21 @@ def sequence(ref_kernel, found, modules=None, early_launch=True):
     return Sequence(kernels)
 
 
+def launches_early(entry):
+    """Whether a manifest kernel entry, or any of its variants, was compiled with @early_launch."""
+    return entry.get("early_launch", False) or any(v.get("early_launch", False) for v in entry.get("variants", []))
+
+
 def has_early_launch(seq):
     """Whether any kernel of a Sequence, or any of its variants, was compiled with @early_launch."""
-    return any(k.info.get("early_launch", False) or
-               any(v.get("early_launch", False) for v in k.info.get("variants", [])) for k in seq.kernels)
+    return any(launches_early(k.info) for k in seq.kernels)
+
+
+def early_kernels(found):
+    """The names of the kernels of `found` ({kernel: path}, from index()) compiled for early launch, read from
+    the manifests (no runtime needed)."""
+    from . import bundle
+    names = set()
+    for path in sorted(set(found.values())):
+        names |= {k["name"] for k in bundle.read_file(path).manifest.get("kernels", []) if launches_early(k)}
+    return names

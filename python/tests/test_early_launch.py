@@ -57,3 +57,15 @@ def test_compiled_manifest_marks_early_kernels():
     marked = {k["name"]: k.get("early_launch", False) for k in cm.manifest["kernels"]}
     assert marked == {"el_fill": True, "el_probe": True}
     assert "griddepcontrol.wait;" in cm.ptx["sm_90a"]
+
+
+def test_early_kernels_reads_the_manifests(tmp_path):
+    """The correctness suite runs these kernels launched plainly too (a variant may be chosen by the launch mode)."""
+    pytest.importorskip("megac._compiler", reason="megac._compiler not built")
+    gdn_core = megac.compile(os.path.join(ROOT, "kernels-dsl", "gdn_core.mega"), ptxas=False)
+    path = gdn_core.save(str(tmp_path / "gdn_core.mgb"))
+    plain = megac.compile(os.path.join(ROOT, "kernels-dsl", "vector_add.mega"), ptxas=False)
+    plain.save(str(tmp_path / "vector_add.mgb"))
+    found, problems = bundles.index(str(tmp_path))
+    assert not problems and found["gdn_core"] == path and "vector_add" in found
+    assert bundles.early_kernels(found) == {"gdn_core"}

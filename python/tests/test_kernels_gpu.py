@@ -19,16 +19,20 @@ BUNDLES = os.environ.get("MEGAC_BUNDLES", "")
 
 
 def _cases():
+    """(kernel, shape index, shape, launched early): kernels compiled for early launch run both ways, as a
+    variant may be chosen by the launch mode."""
     if not BUNDLES:
         return []
-    from megac import reference
-    return [(name, i, shape) for name in reference.NAMES
+    from megac import bundles, reference
+    early = bundles.early_kernels(bundles.index(BUNDLES)[0])
+    return [(name, i, shape, mode) for name in reference.NAMES
+            for mode in ((True, False) if early & set(reference.get(name).launches) else (True,))
             for i, shape in enumerate(reference.get(name).shapes)]
 
 
 def _id(case):
-    name, _, shape = case
-    return name + "-" + "-".join(f"{k}{v}" for k, v in shape.items())
+    name, _, shape, early = case
+    return name + ("" if early else "-plain") + "-" + "-".join(f"{k}{v}" for k, v in shape.items())
 
 
 @pytest.fixture(scope="module")
@@ -52,11 +56,11 @@ def test_kernel_matches_reference(gpu, case):
     import torch
     from megac import bundles, reference, testing
     run_gpu_tests, found, modules, seed = gpu
-    name, i, shape = case
+    name, i, shape, early = case
     ref_kernel = reference.get(name)
     if ref_kernel.launches[0] not in found:
         pytest.fail(f"no bundle in {BUNDLES} holds kernel '{ref_kernel.launches[0]}'")
-    run = bundles.sequence(ref_kernel, found, modules)
+    run = bundles.sequence(ref_kernel, found, modules, early_launch=early)
     row = run_gpu_tests.run_shape(torch, testing, run, ref_kernel, shape, seed * 1000 + i)
     details = "; ".join(o["detail"] for o in row["outputs"].values() if not o["ok"])
     assert row["pass"], f"{name} {shape}: {details} unstable={row['unstable_outputs']}"

@@ -8,6 +8,8 @@ For each `<kernel>.mgb` in --bundles, each kernel of its manifest that has a ref
 shape of the reference's SHAPES: fresh random inputs, outputs poisoned, the kernel launched with arguments bound
 by the manifest's parameter names, outputs compared with the reference. Every kernel runs twice with two poison
 patterns (and in-place state restored in between): an element nobody wrote, or a race, shows as a difference.
+A kernel compiled for early launch runs twice over its shapes: launched early (the runtime's default)
+and launched plainly (entry "<name> (plain launch)"), since a variant may be chosen by the launch mode.
 Kernels of KERNELS.md with no bundle are recorded as "not built". Writes <out>/gpu_results.json and prints a
 summary; exit status 1 if anything failed.
 """
@@ -77,6 +79,34 @@ def run_shape(torch, testing, kernel, ref_kernel, shape, seed):
     }
 
 
+def run_shapes(torch, testing, label, entry, kernel, ref_kernel, shapes, base_seed, results):
+    """Every shape of a kernel into `entry` (printed as `label`); stops when the CUDA context is lost."""
+    for i, shape in enumerate(shapes):
+        seed = base_seed * 1000 + i
+        try:
+            row = run_shape(torch, testing, kernel, ref_kernel, shape, seed)
+        except Exception as e:
+            row = {"shape": shape, "seed": seed, "pass": False, "error": f"{type(e).__name__}: {e}",
+                   "traceback": traceback.format_exc(limit=4)}
+            try:
+                torch.cuda.synchronize()
+            except Exception as sticky:  # the CUDA context is gone: record and stop launching
+                results["aborted"] = f"CUDA context lost in {label} {shape}: {sticky}"
+        entry["shapes"].append(row)
+        flag = "ok  " if row["pass"] else "FAIL"
+        detail = row.get("error") or f"max_err={row['max_error']:.3g} mismatches={row['mismatches']} " \
+                                      f"allowed={row['allowed_mismatches']}"
+        if not row["pass"] and "outputs" in row:
+            detail += " " + "; ".join(o["detail"] for o in row["outputs"].values() if not o["ok"])
+            if row["unstable_outputs"]:
+                detail += f" unstable={row['unstable_outputs']}"
+        print(f"{flag} {label} {shape} {detail}", flush=True)
+        if "aborted" in results:
+            break
+    entry["passed"] = sum(r["pass"] for r in entry["shapes"])
+    entry["failed"] = len(entry["shapes"]) - entry["passed"]
+
+
 def main():
     opts = parse_args()
     os.makedirs(opts.out, exist_ok=True)
@@ -122,31 +152,18 @@ def main():
         except ValueError as e:
             entry.update(status="error", error=str(e))
             continue
-        entry.update(status="ran", bundle=path, shapes=[])
-        for i, shape in enumerate(shapes):
-            seed = base_seed * 1000 + i
-            try:
-                row = run_shape(torch, testing, kernel, ref_kernel, shape, seed)
-            except Exception as e:
-                row = {"shape": shape, "seed": seed, "pass": False, "error": f"{type(e).__name__}: {e}",
-                       "traceback": traceback.format_exc(limit=4)}
-                try:
-                    torch.cuda.synchronize()
-                except Exception as sticky:  # the CUDA context is gone: record and stop launching
-                    results["aborted"] = f"CUDA context lost in {name} {shape}: {sticky}"
-            entry["shapes"].append(row)
-            flag = "ok  " if row["pass"] else "FAIL"
-            detail = row.get("error") or f"max_err={row['max_error']:.3g} mismatches={row['mismatches']} " \
-                                          f"allowed={row['allowed_mismatches']}"
-            if not row["pass"] and "outputs" in row:
-                detail += " " + "; ".join(o["detail"] for o in row["outputs"].values() if not o["ok"])
-                if row["unstable_outputs"]:
-                    detail += f" unstable={row['unstable_outputs']}"
-            print(f"{flag} {name} {shape} {detail}", flush=True)
+        # A kernel compiled for early launch runs launched early (the runtime's default) and, under its own
+        # entry, plainly: a variant may be chosen by the launch mode (`early` in a `when`).
+        runs = [(name, entry, kernel)]
+        if megac.bundles.has_early_launch(kernel):
+            plain = results["kernels"][name + " (plain launch)"] = {}
+            runs.append((name + " (plain launch)", plain,
+                         megac.bundles.sequence(ref_kernel, bundles, modules, early_launch=False)))
+        for label, entry, kernel in runs:
+            entry.update(status="ran", bundle=path, shapes=[])
+            run_shapes(torch, testing, label, entry, kernel, ref_kernel, shapes, base_seed, results)
             if "aborted" in results:
                 break
-        entry["passed"] = sum(r["pass"] for r in entry["shapes"])
-        entry["failed"] = len(entry["shapes"]) - entry["passed"]
         if "aborted" in results:
             print(f"ABORTED: {results['aborted']}", flush=True)
             break
