@@ -15,6 +15,13 @@ Capability: a slot is available when its bundle holds its kernels and the GPU is
 (sm_90, sm_100, sm_103); otherwise the plan refuses it as a configuration (a requested slot raises SlotError,
 the default plan falls back to stock with an INFO line). Bounds as production validated them: the attention
 slots take batches up to 32 (KERNELS.md), gdn_verify up to 896 rows (B * T); larger calls run stock.
+
+Early launch: gdn_conv and gdn_core are compiled with @early_launch, and the registry loads them to be launched
+early (megac.load's default): each may start while the kernel before it on the stream still runs. gdn_core at
+B * HV <= 16 (its `prefetch` variant) reads its slot, its state and A_log / dt_bias before it waits for that
+kernel, so the kernel right before it on the stream must not write the state pool, the slot map or those
+weights (in a decode step that kernel is gdn_conv, which writes none of them). `registry(..., early_launch=False)`
+launches every kernel after the one before it has ended.
 """
 from . import slots as _slots
 
@@ -70,8 +77,8 @@ class _KernelPath:
     use (no GPU needed to build a registry); the attention kernels get their split-KV workspace, allocated
     once per shape so that calls can be captured in a CUDA graph after a first call."""
 
-    def __init__(self, slot, found):
-        self.slot, self.found = slot, found
+    def __init__(self, slot, found, early_launch=True):
+        self.slot, self.found, self.early_launch = slot, found, early_launch
         self._sequences, self._modules, self._workspaces = {}, {}, {}
 
     def _workspace(self, call):
@@ -86,7 +93,8 @@ class _KernelPath:
         from . import bundles, reference
         name = self.slot.choose(call)
         if name not in self._sequences:
-            self._sequences[name] = bundles.sequence(reference.get(name), self.found, self._modules)
+            self._sequences[name] = bundles.sequence(reference.get(name), self.found, self._modules,
+                                                     early_launch=self.early_launch)
         args = dict(call, **self._workspace(call)) if name.startswith("attn_decode") else call
         self._sequences[name](**args)
 
@@ -118,13 +126,14 @@ def _batch_of(slot):
     return lambda **call: slot.batch_of(call)
 
 
-def registry(bundles):
+def registry(bundles, early_launch=True):
     """A slots.Registry with every Qwen3.5 wave-1 slot: megac kernels from the bundles in `bundles`, stock
-    paths from megac.stock, checks and bounds as described in the module docstring."""
+    paths from megac.stock, checks and bounds as described in the module docstring; `early_launch` as
+    megac.load's (there: what the kernel before gdn_core on the stream may write)."""
     from . import bundles as bundle_dir
     reg = _slots.Registry()
     index, _ = bundle_dir.index(bundles)
     for s in SLOTS:
-        reg.add(s.name, _KernelPath(s, index), _stock_path(s), check=_check(s, bundles, index),
+        reg.add(s.name, _KernelPath(s, index, early_launch), _stock_path(s), check=_check(s, bundles, index),
                 max_batch=s.max_batch, batch_of=_batch_of(s))
     return reg

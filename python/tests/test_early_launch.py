@@ -2,6 +2,8 @@
 the choice (megac.load(early_launch=...)) to the runtime. On the GPU: test_early_launch_gpu.py."""
 import json
 import os
+import sys
+import types
 
 import pytest
 
@@ -69,3 +71,24 @@ def test_early_kernels_reads_the_manifests(tmp_path):
     found, problems = bundles.index(str(tmp_path))
     assert not problems and found["gdn_core"] == path and "vector_add" in found
     assert bundles.early_kernels(found) == {"gdn_core"}
+
+
+@pytest.mark.parametrize("early", [True, False])
+def test_kernel_paths_load_their_kernels_in_the_registrys_launch_mode(monkeypatch, early):
+    """gdn_core's prefetch variant is taken only when launched early: the registry's early_launch reaches the
+    loaded modules (megac.load), which choose the variant."""
+    seen = []
+
+    def sequence(ref_kernel, found, modules=None, early_launch=True):
+        seen.append((ref_kernel.name, early_launch))
+        return lambda **args: None
+
+    monkeypatch.setattr(bundles, "sequence", sequence)
+    # megac.reference needs torch, which the CPU machines lack: the path only asks it for the kernel's name.
+    fake_reference = types.SimpleNamespace(get=lambda name: types.SimpleNamespace(name=name))
+    monkeypatch.setitem(sys.modules, "megac.reference", fake_reference)
+    monkeypatch.setattr(megac, "reference", fake_reference, raising=False)
+    from megac import qwen35
+    slot = next(s for s in qwen35.SLOTS if s.name == "gdn_core")
+    qwen35._KernelPath(slot, {}, early_launch=early)(B=1)
+    assert seen == [("gdn_core", early)]
