@@ -57,13 +57,25 @@ Value shuffleIdx(OpBuilder &b, Location loc, Value v, Value srcLane) {
 
 void barrier(OpBuilder &b, Location loc) { NVVM::Barrier0Op::create(b, loc); }
 
-void waitPriorKernel(OpBuilder &b, Location loc) {
-  LLVM::InlineAsmOp::create(b, loc, Type(), ValueRange{},
-                            "griddepcontrol.wait;\n\tgriddepcontrol.launch_dependents;",
-                            "~{memory}", /*has_side_effects=*/true, /*is_align_stack=*/false,
+// A side-effecting instruction with a memory clobber: it keeps its place
+// among the loads and stores.
+static void gridDependencyControl(OpBuilder &b, Location loc, const char *instruction) {
+  LLVM::InlineAsmOp::create(b, loc, Type(), ValueRange{}, instruction, "~{memory}",
+                            /*has_side_effects=*/true, /*is_align_stack=*/false,
                             LLVM::tailcallkind::TailCallKind::None,
                             LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
                             ArrayAttr());
+}
+
+void waitPriorKernel(OpBuilder &b, Location loc, bool thenLaunchDependents) {
+  gridDependencyControl(b, loc,
+                        thenLaunchDependents
+                            ? "griddepcontrol.wait;\n\tgriddepcontrol.launch_dependents;"
+                            : "griddepcontrol.wait;");
+}
+
+void launchDependents(OpBuilder &b, Location loc) {
+  gridDependencyControl(b, loc, "griddepcontrol.launch_dependents;");
 }
 
 Value f32x2ToF8x2(OpBuilder &b, Location loc, Value hi, Value lo, Type f8Type) {

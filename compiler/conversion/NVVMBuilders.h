@@ -26,12 +26,15 @@ mlir::Value shuffleXor(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
 mlir::Value shuffleIdx(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
                        mlir::Value srcLane);
 void barrier(mlir::OpBuilder &b, mlir::Location loc);
-/// griddepcontrol.wait then griddepcontrol.launch_dependents (sm_90+), as
+/// griddepcontrol.wait and griddepcontrol.launch_dependents (sm_90+), each as
 /// inline assembly with side effects and a memory clobber: LLVM's intrinsics
-/// for them read no memory, so loads could move across the wait. Launching
-/// dependents only after the wait keeps at most two kernels in flight: the
-/// next kernel's loads above its wait overlap this kernel only.
-void waitPriorKernel(mlir::OpBuilder &b, mlir::Location loc);
+/// for them read no memory, so loads could move across the wait. The frontend
+/// launches dependents right after the wait unless the kernel says where
+/// (launch_dependents()): after the wait, at most two kernels are in flight,
+/// and the next kernel's loads above its wait overlap this kernel only.
+/// With `thenLaunchDependents`, both in one block.
+void waitPriorKernel(mlir::OpBuilder &b, mlir::Location loc, bool thenLaunchDependents);
+void launchDependents(mlir::OpBuilder &b, mlir::Location loc);
 
 /// cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32: `hi` lands in the upper byte.
 mlir::Value f32x2ToF8x2(mlir::OpBuilder &b, mlir::Location loc, mlir::Value hi,

@@ -277,6 +277,7 @@ enum class Builtin : uint8_t {
   Fp8GroupScales,
   DequantizeFp8Group,
   WaitPriorKernel,
+  LaunchDependents,
 };
 
 /// One call argument; `name` is set for keyword arguments (`mask = m`).
@@ -524,6 +525,9 @@ struct KernelDecl {
   /// wait_prior_kernel() call, or at entry when it has none.
   bool earlyLaunch = false;
   bool explicitWait = false; // the body calls wait_prior_kernel()
+  /// The body calls launch_dependents(): the next early-launched kernel may
+  /// start from there on, not only once the wait has passed.
+  bool explicitTrigger = false;
   std::vector<ExprPtr> grid; // 0-3 scalar integer exprs; empty: grid (1)
   std::vector<Variant> variants;
   /// `ctas` and `sms`, referenced from Variant::when.

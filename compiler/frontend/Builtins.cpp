@@ -60,6 +60,7 @@ constexpr BuiltinInfo kBuiltins[] = {
     {Builtin::Fp8GroupScales, "fp8_group_scales"},
     {Builtin::DequantizeFp8Group, "dequantize_fp8_group"},
     {Builtin::WaitPriorKernel, "wait_prior_kernel"},
+    {Builtin::LaunchDependents, "launch_dependents"},
 };
 } // namespace
 

@@ -32,6 +32,7 @@
 //   dequantize_fp8_group       [q, s]            type = f32 or bf16
 //   wait_prior_kernel          []                    a statement of an
 //                                                   @early_launch kernel's body
+//   launch_dependents          []                    likewise
 //
 //===----------------------------------------------------------------------===//
 #pragma once

@@ -161,6 +161,11 @@ private:
   void checkShapeBuiltin(CallExpr &c);
   void checkFactory(CallExpr &c);
   void checkWaitPriorKernel(CallExpr &c);
+  void checkLaunchDependents(CallExpr &c);
+  /// For wait_prior_kernel() and launch_dependents(): checks that `c` is a
+  /// statement of an @early_launch kernel's own body (an if on a constant may
+  /// hold it) and returns whether it runs (not in an untaken branch).
+  bool checkKernelLevelStatement(CallExpr &c, const char *name);
   bool constDims(CallExpr &c, size_t first, size_t count,
                  std::vector<int64_t> &shape);
 

@@ -201,6 +201,8 @@ void Sema::checkBuiltin(CallExpr &c) {
     return checkDequantizeFp8(c);
   case Builtin::WaitPriorKernel:
     return checkWaitPriorKernel(c);
+  case Builtin::LaunchDependents:
+    return checkLaunchDependents(c);
   case Builtin::None:
     return;
   default:
@@ -344,23 +346,20 @@ void Sema::checkMemoryOp(CallExpr &c) {
                                        : Type::value(pointee, shape);
 }
 
-// wait_prior_kernel(): where an @early_launch kernel waits for the kernel
-// launched before it (griddepcontrol.wait). Loads above it overlap that
-// kernel; so it must run exactly once in every thread that goes on (a
-// statement of the kernel's own body, outside for, helpers and `if`s on
-// runtime values), and no store or atomic may come before it (the prior
-// kernel may still read or write that memory). An `if` on a compile-time
-// constant is decided here: a variant may move the wait by a constant; in
-// the branch not taken the call is no call (the kernel then waits at entry).
-void Sema::checkWaitPriorKernel(CallExpr &c) {
+// A statement of an @early_launch kernel's own body, run once by every thread
+// that goes on: outside for, helpers and `if`s on runtime values. An `if` on
+// a compile-time constant is decided here (a variant may move the call by a
+// constant): in the branch not taken the call is no call.
+bool Sema::checkKernelLevelStatement(CallExpr &c, const char *name) {
   if (!bindArgs(c, {}, 0))
-    return;
+    return false;
   c.type = Type::voidTy();
+  std::string call = std::string(name) + "()";
   if (!kernel_->earlyLaunch) {
-    error(c.range, "wait_prior_kernel() in a kernel without @early_launch",
+    error(c.range, call + " in a kernel without @early_launch",
           "add @early_launch to the kernel (it is launched before the prior kernel ends and "
-          "waits here), or remove the call");
-    return;
+          "waits for it), or remove the call");
+    return false;
   }
   bool allowed = !fn_.inHelper, runs = true;
   for (const Region &r : fn_.regions) {
@@ -368,13 +367,24 @@ void Sema::checkWaitPriorKernel(CallExpr &c) {
     runs = runs && r.taken.value_or(false);
   }
   if (!allowed) {
-    error(c.range, "wait_prior_kernel() must be a statement of the kernel's body, outside for, "
+    error(c.range, call + " must be a statement of the kernel's body, outside for, "
                    "helpers and if on a runtime value",
-          "every thread must wait exactly once: move it to the kernel's top level (an if on a "
+          "every thread must run it exactly once: move it to the kernel's top level (an if on a "
           "compile-time constant may hold it)");
-    return;
+    return false;
   }
-  if (!runs)
+  return runs;
+}
+
+// wait_prior_kernel(): where an @early_launch kernel waits for the kernel
+// launched before it (griddepcontrol.wait). Loads above it overlap that
+// kernel; so it must run exactly once in every thread that goes on (a
+// statement of the kernel's own body, outside for, helpers and `if`s on
+// runtime values), and no store or atomic may come before it (the prior
+// kernel may still read or write that memory). Without a call that runs, the
+// kernel waits at entry.
+void Sema::checkWaitPriorKernel(CallExpr &c) {
+  if (!checkKernelLevelStatement(c, "wait_prior_kernel"))
     return;
   if (kernel_->explicitWait) {
     error(c.range, "wait_prior_kernel() is called twice", "keep the first call");
@@ -386,6 +396,21 @@ void Sema::checkWaitPriorKernel(CallExpr &c) {
           "the prior kernel may still read or write this memory: move the store after the "
           "wait (loads may stay above it)");
   firstWrite_.reset();
+}
+
+// launch_dependents(): from here on the next kernel on the stream, if it is
+// launched early, may start (griddepcontrol.launch_dependents), instead of
+// once this kernel's wait has passed. Above the wait it lets that kernel start
+// while the kernel before this one still runs: the next kernel's loads above
+// its own wait must then read nothing either of the two writes.
+void Sema::checkLaunchDependents(CallExpr &c) {
+  if (!checkKernelLevelStatement(c, "launch_dependents"))
+    return;
+  if (kernel_->explicitTrigger) {
+    error(c.range, "launch_dependents() is called twice", "keep the first call");
+    return;
+  }
+  kernel_->explicitTrigger = true;
 }
 
 void Sema::checkUnaryMath(CallExpr &c) {

@@ -86,6 +86,13 @@ private:
   LogicalResult emitFor(const fe::ForStmt &s);
   LogicalResult emitIf(const fe::IfStmt &s, const fe::Block *rest,
                        size_t restFrom);
+  /// The wait for the prior kernel, then, unless the kernel launches its
+  /// dependents itself (launch_dependents()), the next kernel's launch.
+  void emitWait(Location l) {
+    tile::WaitPriorKernelOp::create(b, l);
+    if (!explicitTrigger)
+      tile::LaunchDependentsOp::create(b, l);
+  }
 
   // --- expressions --------------------------------------------------------------
   Value emit(const fe::Expr &e);
@@ -124,6 +131,7 @@ private:
   bool failed_ = false;
   bool returned = false; // the current block ended with `return;`
   int64_t numWarps = 4;  // of the kernel being emitted
+  bool explicitTrigger = false; // the kernel being emitted calls launch_dependents()
   bool earlyLaunch = false; // of the kernel being emitted: its waits are emitted
 };
 
@@ -168,6 +176,7 @@ LogicalResult IRGen::emitKernel(const fe::KernelDecl &body,
   returned = false;
   this->numWarps = warps;
   this->earlyLaunch = early;
+  this->explicitTrigger = body.explicitTrigger;
   SmallVector<Type> params;
   for (const fe::ParamDecl &p : body.params)
     params.push_back(toMLIR(p.var->type));
@@ -213,7 +222,7 @@ LogicalResult IRGen::emitKernel(const fe::KernelDecl &body,
   // Without its own wait_prior_kernel() call, an @early_launch kernel waits
   // before anything else: only its launch overlaps the prior kernel.
   if (early && !body.explicitWait)
-    tile::WaitPriorKernelOp::create(b, loc(body.range));
+    emitWait(loc(body.range));
   if (failed(emitBlock(body.body)) || failed_)
     return failure();
   func::ReturnOp::create(b, loc(body.range));
@@ -636,8 +645,12 @@ Value IRGen::emitCall(const fe::CallExpr &e) {
   case B::WaitPriorKernel:
     // A variant with early_launch = 0 is launched plainly: no wait.
     if (earlyLaunch)
-      tile::WaitPriorKernelOp::create(b, l);
+      emitWait(l);
     return Value(); // a statement: nothing to discard
+  case B::LaunchDependents:
+    if (earlyLaunch)
+      tile::LaunchDependentsOp::create(b, l);
+    return Value();
   case B::AtomicAdd:
   case B::AtomicMax: {
     Value ptr = arg(0), value = arg(1), mask = arg(2);

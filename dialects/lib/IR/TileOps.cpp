@@ -159,14 +159,18 @@ LogicalResult StoreOp::verify() {
   return verifyMask(*this, getPtr(), getMask());
 }
 
-LogicalResult WaitPriorKernelOp::verify() {
-  // The wait is a no-op unless the runtime launched the kernel early, which
-  // it does only for kernels marked so (the manifest's early_launch).
-  Operation *func = (*this)->getParentWithTrait<OpTrait::IsIsolatedFromAbove>();
+// The wait and the trigger belong to kernels the runtime may launch early,
+// which it does only for kernels marked so (the manifest's early_launch).
+static LogicalResult verifyInEarlyLaunchKernel(Operation *op) {
+  Operation *func = op->getParentWithTrait<OpTrait::IsIsolatedFromAbove>();
   if (!func || !func->hasAttr(attr::kEarlyLaunch))
-    return emitOpError("needs a kernel with ") << attr::kEarlyLaunch;
+    return op->emitOpError("needs a kernel with ") << attr::kEarlyLaunch;
   return success();
 }
+
+LogicalResult WaitPriorKernelOp::verify() { return verifyInEarlyLaunchKernel(*this); }
+
+LogicalResult LaunchDependentsOp::verify() { return verifyInEarlyLaunchKernel(*this); }
 
 LogicalResult AtomicRMWOp::verify() {
   if (getKind() != "add" && getKind() != "max")

@@ -429,3 +429,11 @@ func.func @wait_prior_kernel_not_early() {
   tile.wait_prior_kernel
   return
 }
+
+// -----
+
+func.func @launch_dependents_not_early() {
+  // expected-error @+1 {{needs a kernel with tile.early_launch}}
+  tile.launch_dependents
+  return
+}

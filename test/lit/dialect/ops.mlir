@@ -66,8 +66,10 @@ func.func @layouts(%x: tensor<128xf32, #tile.blocked<spt = [4], tpw = [32], wpc 
 
 // CHECK-LABEL: func.func @early
 // CHECK-SAME: tile.early_launch
+// CHECK-NEXT: tile.launch_dependents
 // CHECK-NEXT: tile.wait_prior_kernel
 func.func @early() attributes {tile.early_launch} {
+  tile.launch_dependents
   tile.wait_prior_kernel
   return
 }

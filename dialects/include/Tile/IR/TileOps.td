@@ -104,12 +104,25 @@ def Tile_AtomicRMWOp : Tile_Op<"atomic_rmw", [MemoryEffects<[MemRead, MemWrite]>
 }
 
 def Tile_WaitPriorKernelOp : Tile_Op<"wait_prior_kernel", [MemoryEffects<[MemRead, MemWrite]>]> {
-  let summary = "an @early_launch kernel waits for the kernel launched before it, then lets the next one launch";
+  let summary = "an @early_launch kernel waits for the kernel launched before it";
   let description = [{
-    Lowers to `griddepcontrol.wait` (the prior kernel on the stream has ended
-    and its memory is visible) and `griddepcontrol.launch_dependents` (the next
-    kernel, launched early, may start). Memory effects on everything, so no
-    load or store moves across it. Only in a func with `tile.early_launch`.
+    Lowers to `griddepcontrol.wait`: the prior kernel on the stream has ended
+    and its memory is visible. Memory effects on everything, so no load or
+    store moves across it. Only in a func with `tile.early_launch`; the
+    frontend puts a `tile.launch_dependents` right after it unless the kernel
+    has its own.
+  }];
+  let assemblyFormat = "attr-dict";
+  let hasVerifier = 1;
+}
+
+def Tile_LaunchDependentsOp : Tile_Op<"launch_dependents", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "the next kernel on the stream, launched early, may start";
+  let description = [{
+    Lowers to `griddepcontrol.launch_dependents`: once every CTA of the kernel
+    has run it (or exited), the next kernel on the stream, if launched early,
+    may start. Memory effects on everything, so it keeps its place among the
+    loads and stores. Only in a func with `tile.early_launch`.
   }];
   let assemblyFormat = "attr-dict";
   let hasVerifier = 1;
