@@ -32,7 +32,8 @@ void barrier(mlir::OpBuilder &b, mlir::Location loc);
 /// launches dependents right after the wait unless the kernel says where
 /// (launch_dependents()): after the wait, at most two kernels are in flight,
 /// and the next kernel's loads above its wait overlap this kernel only.
-/// With `thenLaunchDependents`, both in one block.
+/// With `thenLaunchDependents`, both in one block: one point LLVM schedules
+/// nothing across.
 void waitPriorKernel(mlir::OpBuilder &b, mlir::Location loc, bool thenLaunchDependents);
 void launchDependents(mlir::OpBuilder &b, mlir::Location loc);
 

@@ -168,15 +168,12 @@ LogicalResult KernelLowering::lowerOp(Operation *op) {
     return lowerStore(s);
   if (auto a = dyn_cast<AtomicRMWOp>(op))
     return lowerAtomic(a);
-  // A wait right before the trigger (the frontend's default) is one inline
-  // assembly block: one point LLVM schedules nothing across.
-  if (isa<WaitPriorKernelOp>(op)) {
-    nvvm::waitPriorKernel(b, loc, isa_and_nonnull<LaunchDependentsOp>(op->getNextNode()));
+  if (auto wait = dyn_cast<WaitPriorKernelOp>(op)) {
+    nvvm::waitPriorKernel(b, loc, wait.getLaunchDependents());
     return success();
   }
   if (isa<LaunchDependentsOp>(op)) {
-    if (!isa_and_nonnull<WaitPriorKernelOp>(op->getPrevNode()))
-      nvvm::launchDependents(b, loc);
+    nvvm::launchDependents(b, loc);
     return success();
   }
   if (auto r = dyn_cast<ReduceOp>(op))

@@ -89,9 +89,7 @@ private:
   /// The wait for the prior kernel, then, unless the kernel launches its
   /// dependents itself (launch_dependents()), the next kernel's launch.
   void emitWait(Location l) {
-    tile::WaitPriorKernelOp::create(b, l);
-    if (!explicitTrigger)
-      tile::LaunchDependentsOp::create(b, l);
+    tile::WaitPriorKernelOp::create(b, l, /*launch_dependents=*/!explicitTrigger);
   }
 
   // --- expressions --------------------------------------------------------------

@@ -67,9 +67,11 @@ func.func @layouts(%x: tensor<128xf32, #tile.blocked<spt = [4], tpw = [32], wpc 
 // CHECK-LABEL: func.func @early
 // CHECK-SAME: tile.early_launch
 // CHECK-NEXT: tile.launch_dependents
-// CHECK-NEXT: tile.wait_prior_kernel
+// CHECK-NEXT: tile.wait_prior_kernel{{$}}
+// CHECK-NEXT: tile.wait_prior_kernel {launch_dependents}
 func.func @early() attributes {tile.early_launch} {
   tile.launch_dependents
   tile.wait_prior_kernel
+  tile.wait_prior_kernel {launch_dependents}
   return
 }

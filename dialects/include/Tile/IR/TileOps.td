@@ -107,11 +107,13 @@ def Tile_WaitPriorKernelOp : Tile_Op<"wait_prior_kernel", [MemoryEffects<[MemRea
   let summary = "an @early_launch kernel waits for the kernel launched before it";
   let description = [{
     Lowers to `griddepcontrol.wait`: the prior kernel on the stream has ended
-    and its memory is visible. Memory effects on everything, so no load or
-    store moves across it. Only in a func with `tile.early_launch`; the
-    frontend puts a `tile.launch_dependents` right after it unless the kernel
-    has its own.
+    and its memory is visible. With `launch_dependents` (the frontend's
+    default, unless the kernel places its own `tile.launch_dependents`), it
+    then lets the next kernel launch, in the same inline assembly block.
+    Memory effects on everything, so no load or store moves across it. Only
+    in a func with `tile.early_launch`.
   }];
+  let arguments = (ins UnitAttr:$launch_dependents);
   let assemblyFormat = "attr-dict";
   let hasVerifier = 1;
 }
