@@ -162,6 +162,13 @@ LogicalResult KernelLowering::lowerOp(Operation *op) {
     values[add] = out;
     return success();
   }
+  if (auto cast = dyn_cast<PtrCastOp>(op)) {
+    // LLVM's pointers are untyped: the same register. (Copied first: the
+    // insertion may grow the map that `lookup` points into.)
+    Regs same = lookup(cast.getSrc());
+    values[cast] = same;
+    return success();
+  }
   if (auto l = dyn_cast<LoadOp>(op))
     return lowerLoad(l);
   if (auto s = dyn_cast<StoreOp>(op))

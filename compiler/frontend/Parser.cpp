@@ -772,8 +772,16 @@ private:
     case Tok::KwFalse:
       advance();
       return std::make_unique<BoolLitExpr>(t.range, t.kind == Tok::KwTrue);
+    case Tok::Star:
+      // A pointer type as an argument (`bitcast(p, *i64)`); `*` has no other
+      // meaning at the start of an operand.
+      if (!isScalarTypeName(tok(1))) {
+        error(t.range, "expected an expression, got " + describe(t));
+        return nullptr;
+      }
+      [[fallthrough]];
     case Tok::Ident: {
-      if (isScalarTypeName(t) ||
+      if (t.kind == Tok::Star || isScalarTypeName(t) ||
           (t.text == "tile" && tok(1).kind == Tok::Less)) {
         TypeRef ref;
         if (!parseType(ref))

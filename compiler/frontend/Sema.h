@@ -153,6 +153,7 @@ private:
   bool checkGroupRank(CallExpr &c, ExprPtr &x);
   std::optional<bool> constBool(ExprPtr &e, const char *what);
   void checkBitcast(CallExpr &c);
+  void checkPointerBitcast(CallExpr &c, const ElementType &to);
   void checkWithLayout(CallExpr &c);
   void checkTrans(CallExpr &c);
   void checkDot(CallExpr &c);

@@ -865,7 +865,8 @@ void Sema::checkDequantize(CallExpr &c) {
 namespace megac::fe {
 
 // bitcast(x, T): the bits of x (a scalar or tile of numbers) read as T, an
-// arithmetic type of the same width (e.g. f32 <-> i32 to build powers of two).
+// arithmetic type of the same width (e.g. f32 <-> i32 to build powers of two);
+// or a scalar pointer read as a pointer to another type (the same address).
 void Sema::checkBitcast(CallExpr &c) {
   if (!bindArgs(c, {"x", "dtype"}, 2))
     return;
@@ -888,6 +889,10 @@ void Sema::checkBitcast(CallExpr &c) {
   }
   ElementType to = dtype->typeRef.elem;
   const ElementType &from = x->type.elem;
+  if (from.isPointer || to.isPointer) {
+    checkPointerBitcast(c, to);
+    return;
+  }
   bool arithmetic = [](const ElementType &e) {
     return !e.isPointer && (isInteger(e.scalar) || isFloat(e.scalar));
   }(from) && !to.isPointer && (isInteger(to.scalar) || isFloat(to.scalar));
@@ -896,6 +901,25 @@ void Sema::checkBitcast(CallExpr &c) {
     error(c.range,
           "cannot bitcast " + x->type.str() + " to " + to.str(),
           "bitcast keeps the bits: both types must be integers or floats of one width");
+    return;
+  }
+  c.args.resize(1);
+  c.type = x->type.withElem(to);
+}
+
+// bitcast(p, *T): p's address as a pointer to T, whose offsets then count in
+// T's elements (e.g. three bf16 values a channel read as one 8-byte word per
+// four channels). Only a scalar pointer: offsets are added after the cast.
+void Sema::checkPointerBitcast(CallExpr &c, const ElementType &to) {
+  ExprPtr &x = c.args[0].value;
+  if (!x->type.elem.isPointer || !to.isPointer) {
+    error(c.range, "cannot bitcast " + x->type.str() + " to " + to.str(),
+          "bitcast reads a pointer as another pointer, or a number as a number of one width");
+    return;
+  }
+  if (x->type.isTile()) {
+    error(x->range, "bitcast reads a scalar pointer as another pointer type, got " + x->type.str(),
+          "bitcast the base pointer, then add the offsets: bitcast(p, " + to.str() + ") + offs");
     return;
   }
   c.args.resize(1);

@@ -479,8 +479,8 @@ bool Sema::checkCastSupported(const CastExpr &c, const Type &from,
     if (from.elem.scalar == to.scalar)
       return true;
     error(c.range, "cannot cast " + from.str() + " to " + to.str(),
-          "pointers keep their element type: declare the parameter with the "
-          "element type you need");
+          "'as' keeps a pointer's element type: bitcast(p, " + to.str() +
+              ") reads the same address as another type");
     return false;
   }
   ScalarKind fk = from.elem.scalar, tk = to.scalar;

@@ -761,6 +761,8 @@ Value IRGen::emitCall(const fe::CallExpr &e) {
     return tile::ExpandDimsOp::create(b, l, result, x,
                                         b.getI32IntegerAttr(e.axis));
   case B::Bitcast:
+    if (isa<tile::PtrType>(result)) // bitcast(p, *T): the same address
+      return tile::PtrCastOp::create(b, l, result, x);
     return arith::BitcastOp::create(b, l, result, x);
   case B::WithLayout: {
     // Checked with the rules the #tile.blocked verifier applies, plus the

@@ -69,11 +69,11 @@ def _group_quant(s, grid):
 
 def _gdn_conv(s, grid):
     ctas = s["B"] * (s["C"] // 128)  # the default grid: a program per request and 128 channels
-    if ctas <= 12 * SMS:
-        return "default"
-    # beyond 12 CTAs an SM the wait of @early_launch costs more than it saves: launched plainly, no wait;
-    # two requests a program where that halves the grid into one wave (16 CTAs an SM)
-    return "rows2" if 16 * SMS < ctas <= 32 * SMS and s["B"] % 2 == 0 else "many_ctas"
+    if ctas > 6 * SMS and s["C"] % 512 == 0:
+        # four channels a thread in 8-byte words, with the wait (the module launches early by default)
+        return "wide"
+    # beyond 12 CTAs an SM the wait of @early_launch costs more than it saves: launched plainly, no wait
+    return "many_ctas" if ctas > 12 * SMS else "default"
 
 
 def _attn_rows(s, grid):
@@ -173,7 +173,7 @@ def test_each_shape_launches_the_measured_variant(name, kernels):
 
 
 # kernel -> the variants compiled to be launched early (@early_launch, less a variant's early_launch = 0)
-EARLY = {"gdn_core": {"default", "cap168", "prefetch", "rows4", "rows8"}, "gdn_conv": {"default"}}
+EARLY = {"gdn_core": {"default", "cap168", "prefetch", "rows4", "rows8"}, "gdn_conv": {"default", "wide"}}
 # (gdn_core: not many_ctas, one_wave)
 
 
@@ -188,6 +188,20 @@ def test_gdn_core_waits_below_its_loads_only_when_launched_early():
         kernel = compiled.load(early_launch=early).gdn_core
         for shape in small:
             assert _launch(kernel, entry, shape)["variant"] == want, (early, shape)
+
+
+def test_gdn_conv_wide_waits_only_when_launched_early():
+    """Four channels a thread: launched early `wide` (with the wait), launched plainly `wide_plain` (none);
+    the one-channel grids keep their variant either way."""
+    compiled = megac.compile(os.path.join(ROOT, "kernels-dsl", "gdn_conv.mega"), ptxas=False, cache=False)
+    entry = next(k for k in compiled.manifest["kernels"] if k["name"] == "gdn_conv")
+    wide = [s for s in _shapes("gdn_conv") if s["B"] * (s["C"] // 128) > 6 * SMS]
+    assert wide and len(wide) < len(_shapes("gdn_conv"))
+    for early, want in ((True, "wide"), (False, "wide_plain")):
+        kernel = compiled.load(early_launch=early).gdn_conv
+        for shape in wide:
+            launch = _launch(kernel, entry, shape)
+            assert (launch["variant"], launch["early_launch"]) == (want, early), (early, shape)
 
 
 @pytest.mark.parametrize("name", sorted(EARLY))

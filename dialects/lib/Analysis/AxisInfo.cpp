@@ -151,6 +151,8 @@ AxisInfo AxisInfoAnalysis::compute(Value value) {
   }
   if (auto conv = dyn_cast<ConvertLayoutOp>(op))
     return get(conv.getSrc());
+  if (auto cast = dyn_cast<PtrCastOp>(op)) // the address, in bytes, is kept
+    return get(cast.getSrc());
   if (auto trans = dyn_cast<TransOp>(op)) {
     AxisInfo info = get(trans.getSrc());
     std::swap(info.contiguity[0], info.contiguity[1]);

@@ -98,6 +98,14 @@ func.func @addptr_not_pointer(%x: i64, %o: i32) {
 
 // -----
 
+func.func @ptr_cast_tile(%p: tensor<128x!tile.ptr<f32>>) {
+  // expected-error @+1 {{operand #0 must be pointer to global memory}}
+  %0 = tile.ptr_cast %p : tensor<128x!tile.ptr<f32>> -> !tile.ptr<i32>
+  return
+}
+
+// -----
+
 func.func @addptr_offset_float(%p: !tile.ptr<f32>, %o: f32) {
   // expected-error @+1 {{offset must be an integer, got 'f32'}}
   %0 = tile.addptr %p, %o : !tile.ptr<f32>, f32

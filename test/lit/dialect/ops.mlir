@@ -17,6 +17,8 @@ func.func @ops(%p: !tile.ptr<f32>, %q: !tile.ptr<i32>) attributes {tile.kernel, 
   %a = tile.addptr %s, %r : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
   // CHECK: tile.addptr %[[P]], %[[PID]] : !tile.ptr<f32>, i32
   %ps = tile.addptr %p, %pid : !tile.ptr<f32>, i32
+  // CHECK: tile.ptr_cast %[[P]] : !tile.ptr<f32> -> !tile.ptr<i32>
+  %pc = tile.ptr_cast %p : !tile.ptr<f32> -> !tile.ptr<i32>
   // CHECK: %[[V:.*]] = tile.load %[[A]] : tensor<128x!tile.ptr<f32>> -> tensor<128xf32>
   %v = tile.load %a : tensor<128x!tile.ptr<f32>> -> tensor<128xf32>
   %bound = tile.splat %np : i32 -> tensor<128xi32>

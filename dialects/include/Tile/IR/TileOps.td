@@ -63,6 +63,18 @@ def Tile_AddPtrOp : Tile_Op<"addptr", [Pure, AllTypesMatch<["ptr", "result"]>]> 
   let hasVerifier = 1;
 }
 
+def Tile_PtrCastOp : Tile_Op<"ptr_cast", [Pure]> {
+  let summary = "the same address as a pointer to another element type";
+  let description = [{
+    A scalar pointer read as a pointer to `result`'s element type (the
+    language's `bitcast(p, *T)`): no code, the address is kept; offsets added
+    to the result count in its elements. Alignment is carried in bytes.
+  }];
+  let arguments = (ins Tile_PtrType:$src);
+  let results = (outs Tile_PtrType:$result);
+  let assemblyFormat = "$src attr-dict `:` qualified(type($src)) `->` qualified(type($result))";
+}
+
 def Tile_LoadOp : Tile_Op<"load", [AttrSizedOperandSegments,
     OptionalTypesMatchWith<"other has the result type", "result", "other", "$_self">,
                                    MemoryEffects<[MemRead]>]> {
