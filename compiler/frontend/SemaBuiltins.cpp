@@ -887,6 +887,11 @@ void Sema::checkBitcast(CallExpr &c) {
           "give the literal a type first, e.g. (1.0 as f32)");
     return;
   }
+  if (!dtype->typeRef.tileDims.empty()) {
+    error(c.args[1].value->range, "bitcast takes an element type, got a tile type",
+          "x keeps its shape: bitcast(x, i32)");
+    return;
+  }
   ElementType to = dtype->typeRef.elem;
   const ElementType &from = x->type.elem;
   if (from.isPointer || to.isPointer) {
@@ -896,8 +901,7 @@ void Sema::checkBitcast(CallExpr &c) {
   bool arithmetic = [](const ElementType &e) {
     return !e.isPointer && (isInteger(e.scalar) || isFloat(e.scalar));
   }(from) && !to.isPointer && (isInteger(to.scalar) || isFloat(to.scalar));
-  if (!arithmetic || !dtype->typeRef.tileDims.empty() ||
-      bitWidth(from.scalar) != bitWidth(to.scalar)) {
+  if (!arithmetic || bitWidth(from.scalar) != bitWidth(to.scalar)) {
     error(c.range,
           "cannot bitcast " + x->type.str() + " to " + to.str(),
           "bitcast keeps the bits: both types must be integers or floats of one width");

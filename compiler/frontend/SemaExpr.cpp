@@ -246,7 +246,7 @@ void Sema::checkExpr(ExprPtr &e) {
     return checkIndex(*cast<IndexExpr>(e.get()));
   case ExprKind::TypeArg:
     error(e->range, "a type is not a value here",
-          "types are arguments only of zeros, full and cast, or follow 'as'");
+          "types are arguments only of zeros, full, cast and bitcast, or follow 'as'");
     return;
   case ExprKind::Broadcast:
   case ExprKind::InlinedCall:

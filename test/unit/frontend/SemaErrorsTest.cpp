@@ -269,7 +269,7 @@ TEST(SemaErrors, Operators) {
   expectKernelError("let a = n as *f32;", "cannot cast i32 to *f32",
                     "casts convert numbers to numbers or pointers to pointers");
   expectKernelError("let a = f32;", "a type is not a value here",
-                    "types are arguments only of zeros, full and cast, or "
+                    "types are arguments only of zeros, full, cast and bitcast, or "
                     "follow 'as'");
   expectKernelError("store(x, 1.0);\nlet b = store(x, 1.0) + 1;",
                     "this call has no value");
