@@ -33,8 +33,10 @@ _add(["shared_act_quant"],
      [dict(M=m, I=i) for i in (128, 256, 512, 1024) for m in M_LIST] + [dict(M=m, I=14336) for m in (1, 128, 4096)],
      [dict(M=m, I=i) for i in (512, 1024, 14336) for m in (1, 16, 128, 1024, 4096, 16384) if m * i <= 16384 * 1024])
 
+# C = 1152 (a multiple of 128, not of 512): the one-channel-a-thread variants at every grid, `many_ctas` at B = 256
+# (the listed C take `wide` there).
 _add(["gdn_conv"],
-     [dict(B=b, C=c) for c in (1024, 1536, 2048, 3072) for b in B_LIST],
+     [dict(B=b, C=c) for c in (1024, 1536, 2048, 3072) for b in B_LIST] + [dict(B=b, C=1152) for b in (1, 64, 256)],
      [dict(B=b, C=c) for c in (1536, 3072) for b in (1, 16, 64, 256)])
 
 _add(["gdn_core"],
