@@ -26,8 +26,10 @@
 
 #include <array>
 #include <functional>
+#include <map>
 #include <optional>
 #include <sstream>
+#include <tuple>
 
 using namespace mlir;
 
@@ -433,14 +435,33 @@ CompileResult compile(const CompileOptions &options) {
     }
   }
 
-  // A kernel and the variants that only change its attributes (maxnreg,
-  // min CTAs a SM) compile in one module, so that their PTX can be copied.
+  // A kernel and its variants that may compile to the same code (the same
+  // constants, warps and code-changing attributes; only maxnreg or min CTAs
+  // a SM differ) compile in one module, so that the PTX of one is copied for
+  // the others. Variants alike among themselves but unlike the kernel (two
+  // without early launch, say) make a unit of their own: a thread each may
+  // then compile the kernel and them.
   std::vector<std::vector<std::string>> units;
   for (const fe::KernelDecl &k : mod->kernels()) {
+    using CodeKey = std::tuple<std::vector<std::pair<std::string, int64_t>>, int64_t, bool, bool, bool>;
+    auto keyOf = [&](const fe::Variant *v) {
+      std::vector<std::pair<std::string, int64_t>> constants;
+      if (v)
+        constants = v->constants;
+      std::sort(constants.begin(), constants.end());
+      return CodeKey{constants, v && v->numWarps ? *v->numWarps : k.numWarps,
+                     v && v->tileDivision ? *v->tileDivision : k.tileDivision,
+                     v && v->treeReductions ? *v->treeReductions : k.treeReductions,
+                     v && v->earlyLaunch ? *v->earlyLaunch : k.earlyLaunch};
+    };
+    std::map<CodeKey, size_t> unitOf{{keyOf(nullptr), units.size()}};
     units.push_back({k.name});
-    for (const fe::Variant &v : k.variants)
-      if (v.constants.empty() && (!v.numWarps || *v.numWarps == k.numWarps))
-        units.back().push_back(variantSymbol(k.name, v.name));
+    for (const fe::Variant &v : k.variants) {
+      auto [it, added] = unitOf.try_emplace(keyOf(&v), units.size());
+      if (added)
+        units.emplace_back();
+      units[it->second].push_back(variantSymbol(k.name, v.name));
+    }
   }
 
   DialectRegistry registry;
