@@ -22,7 +22,7 @@ namespace megac {
 namespace {
 
 // A group of kernels smaller than this (in codeSize's units) is not worth a
-// thread of its own: it stays with the largest group. A thread costs an LLVM
+// thread of its own: it joins another group. A thread costs an LLVM
 // context, a target machine and libdevice's lazy parse (the value 150 is the
 // one results/compile_times_threads_skips.md measured).
 constexpr size_t kMinGroupSize = 150;
@@ -91,27 +91,43 @@ groupKernels(ModuleOp module, const std::vector<std::vector<std::string>> &units
                    [&](const auto &a, const auto &b) { return size(a) > size(b); });
   size_t n = std::max<size_t>(1, std::min<size_t>(threads, present.size()));
   std::vector<size_t> load(n, 0);
-  std::map<std::string, size_t> groupOf;
+  std::vector<std::vector<std::string>> members(n);
   for (const auto &unit : present) {
     size_t g = std::min_element(load.begin(), load.end()) - load.begin();
     load[g] += size(unit);
-    for (const std::string &name : unit)
-      groupOf[name] = g;
+    members[g].insert(members[g].end(), unit.begin(), unit.end());
   }
+  // A group too small to gain a thread joins the next smallest, until every
+  // group is worth its thread or one is left: two small units (a kernel and
+  // its plainly launched variant, say) share a thread rather than both
+  // joining the largest group.
+  while (n > 1) {
+    std::vector<size_t> bySize(n);
+    for (size_t g = 0; g < n; ++g)
+      bySize[g] = g;
+    std::stable_sort(bySize.begin(), bySize.end(), [&](size_t a, size_t b) { return load[a] < load[b]; });
+    size_t smallest = bySize[0], next = bySize[1];
+    if (load[smallest] >= kMinGroupSize)
+      break;
+    load[next] += load[smallest];
+    members[next].insert(members[next].end(), members[smallest].begin(), members[smallest].end());
+    load.erase(load.begin() + smallest);
+    members.erase(members.begin() + smallest);
+    --n;
+  }
+  // The largest group first (the calling thread's); each lists its kernels
+  // in module order.
   std::vector<size_t> byLoad(n);
   for (size_t g = 0; g < n; ++g)
     byLoad[g] = g;
   std::stable_sort(byLoad.begin(), byLoad.end(), [&](size_t a, size_t b) { return load[a] > load[b]; });
-  // Groups too small to gain join the largest (the calling thread's); each
-  // group lists its kernels in module order.
-  std::vector<size_t> slot(n, 0);
-  size_t count = 1;
-  for (size_t g : byLoad)
-    if (g != byLoad.front() && load[g] >= kMinGroupSize)
-      slot[g] = count++;
-  std::vector<std::vector<std::string>> groups(count);
+  std::map<std::string, size_t> slotOf;
+  for (size_t slot = 0; slot < n; ++slot)
+    for (const std::string &name : members[byLoad[slot]])
+      slotOf[name] = slot;
+  std::vector<std::vector<std::string>> groups(n);
   for (const std::string &name : order)
-    groups[slot[groupOf[name]]].push_back(name);
+    groups[slotOf[name]].push_back(name);
   return groups;
 }
 
