@@ -124,7 +124,9 @@ inline AccessPlan planAccess(AxisInfoAnalysis &axisInfo, Operation *op,
                              int64_t bytes) {
   AccessPlan plan;
   auto tensor = dyn_cast<RankedTensorType>(valueType);
-  if (!tensor)
+  // i1 lives in memory as a byte of 0 or 1 (torch.bool), which LLVM loads
+  // and stores one at a time; a vector of i1 would be bits.
+  if (!tensor || tensor.getElementType().isInteger(1))
     return plan;
   auto d = distOf(op, tensor);
   if (failed(d) || d->sliceDim >= 0)

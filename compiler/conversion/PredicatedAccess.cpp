@@ -101,6 +101,11 @@ void storeNarrow(OpBuilder &b, Location loc, Value ptr, Value pred, Value value,
   unsigned bits = type.isIntOrFloat() ? type.getIntOrFloatBitWidth()
                                       : unsigned(cast<VectorType>(type).getNumElements() *
                                                  cast<VectorType>(type).getElementTypeBitWidth());
+  // An i1 is a byte of 0 or 1 in memory (torch.bool).
+  if (bits == 1) {
+    value = LLVM::ZExtOp::create(b, loc, b.getI8Type(), value);
+    bits = 8;
+  }
   // PTX has no 8-bit registers: a byte goes out of the low half of a .b16.
   Type i16 = b.getI16Type();
   Value half = LLVM::BitcastOp::create(b, loc, b.getIntegerType(bits), value);
