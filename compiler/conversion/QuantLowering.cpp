@@ -365,7 +365,16 @@ LogicalResult KernelLowering::lowerNarrowExt(Operation *op, Value src,
     Value halves = nvvm::f8x2ToF16x2(b, loc, vec, srcElem);
     for (int k = 0; k < 2 && i + k < in.size(); ++k) {
       Value h = LLVM::ExtractElementOp::create(b, loc, halves, i32(k));
-      out.push_back(arith::ExtFOp::create(b, loc, dstElem, h));
+      if (dstElem.isF16()) {
+        out.push_back(h);
+        continue;
+      }
+      Value v = arith::ExtFOp::create(b, loc, b.getF32Type(), h);
+      if (dstElem.isF64())
+        v = arith::ExtFOp::create(b, loc, dstElem, v);
+      else if (dstElem.isBF16()) // no wider than f16: through f32, exact for every FP8 value
+        v = arith::TruncFOp::create(b, loc, dstElem, v);
+      out.push_back(v);
     }
   }
   values[op->getResult(0)] = out;
