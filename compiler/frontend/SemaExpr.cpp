@@ -507,6 +507,13 @@ bool Sema::checkCastSupported(const CastExpr &c, const Type &from,
             "(x as f32) as " + kindName(tk));
       return false;
     }
+    if (fk == ScalarKind::F64) {
+      // The FP8 conversions take f32, f16 or bf16; through f32 a value
+      // rounds twice, which may differ from one rounding: say so.
+      error(c.range, "cast f64 to f32 before casting to " + kindName(tk),
+            "(x as f32) as " + kindName(tk) + " (rounding twice)");
+      return false;
+    }
     if (c.rounding != Rounding::Default && c.rounding != Rounding::RNE) {
       error(c.range, "only rne rounding exists for " + kindName(tk),
             "drop the rounding mode");

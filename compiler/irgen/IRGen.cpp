@@ -758,6 +758,8 @@ Value IRGen::emitCall(const fe::CallExpr &e) {
     return x.getType() == result ? x
                                  : tile::BroadcastOp::create(b, l, result, x).getResult();
   case B::ExpandDims:
+    if (!isa<RankedTensorType>(x.getType())) // a scalar: a tile of one
+      return tile::SplatOp::create(b, l, result, x);
     return tile::ExpandDimsOp::create(b, l, result, x,
                                         b.getI32IntegerAttr(e.axis));
   case B::Bitcast:
