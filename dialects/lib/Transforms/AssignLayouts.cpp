@@ -118,10 +118,15 @@ private:
       v.setType(withEncoding(t, layout));
   }
 
+  // Stops at the first dot that cannot be laid out: what uses its result has
+  // no layout to follow, and the pass fails with that dot's error.
   void assignRegion(Region &region) {
     for (Block &block : region)
-      for (Operation &op : llvm::make_early_inc_range(block))
+      for (Operation &op : llvm::make_early_inc_range(block)) {
+        if (failed)
+          return;
         assignOp(&op);
+      }
   }
 
   // Block-scaled FP4 keeps each block of `block` elements in one thread:
@@ -330,6 +335,8 @@ private:
       result.setType(init.getType());
     }
     assignRegion(loop.getRegion());
+    if (failed)
+      return;
     Operation *yield = loop.getBody()->getTerminator();
     for (auto [operand, arg] :
          llvm::zip(yield->getOpOperands(), loop.getRegionIterArgs()))
@@ -340,7 +347,7 @@ private:
   void assignIf(scf::IfOp branch) {
     assignRegion(branch.getThenRegion());
     assignRegion(branch.getElseRegion());
-    if (branch.getNumResults() == 0)
+    if (failed || branch.getNumResults() == 0)
       return;
     Operation *thenYield = branch.thenBlock()->getTerminator();
     Operation *elseYield = branch.elseBlock()->getTerminator();
