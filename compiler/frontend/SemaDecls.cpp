@@ -329,6 +329,11 @@ void Sema::checkVariant(KernelDecl &k, AttributeSyntax &a) {
   for (const Variant &other : k.variants)
     if (other.name == v.name)
       error(name->range, "duplicate variant '" + v.name + "'");
+  // The kernel's own body is the variant named "default" in the manifest,
+  // the runtime's logs and megac's report.
+  if (v.name == "default")
+    error(name->range, "'default' names the kernel's own body, the variant taken when no other's condition holds",
+          "give this variant another name");
   // What the runtime knows at the launch: the grid's CTAs, the SMs, and
   // whether it launches early-launch variants early (LoadOptions::earlyLaunch).
   if (k.launchVars.empty())
