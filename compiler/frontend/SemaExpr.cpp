@@ -429,6 +429,23 @@ void Sema::checkBinary(ExprPtr &e) {
       error(b->opRange, op + " expects integers, got " + t.str());
       return;
     }
+    // A constant amount at or past the width is undefined in LLVM (and was
+    // folded to garbage): refused where it is written.
+    unsigned width = bitWidth(t.elem.scalar);
+    if (b->rhs->constValue && b->rhs->constValue->isInt() &&
+        (b->rhs->constValue->i < 0 || b->rhs->constValue->i >= int64_t(width))) {
+      error(b->rhs->range,
+            "shift amount " + std::to_string(b->rhs->constValue->i) + " is not in [0, " +
+                std::to_string(width - 1) + "] for " + t.elem.str(),
+            "shift a wider type: (x as i64) " + std::string(binaryOpSpelling(b->op)) + " " +
+                std::to_string(b->rhs->constValue->i));
+      return;
+    }
+  } else if ((b->op == BinaryOp::Div || b->op == BinaryOp::Rem) && t.isIntLike() &&
+             b->rhs->constValue && b->rhs->constValue->isInt() && b->rhs->constValue->i == 0) {
+    // Undefined in LLVM (and folded to garbage): refused where it is written.
+    error(b->rhs->range, "integer division by zero", "divide by a nonzero constant");
+    return;
   } else if (!(t.isBoolLike() &&
                (b->op == BinaryOp::Eq || b->op == BinaryOp::Ne))) {
     if (!requireArithmetic(b->lhs, op))
