@@ -283,6 +283,24 @@ LogicalResult KernelLowering::lowerElementwise(Operation *op) {
     values[op->getResult(0)] = results[0];
     return success();
   }
+  // Float to integer saturates (NaN to 0): LLVM's fptosi/fptoui of a value
+  // past the integer's range is undefined, and folded constants came out as
+  // garbage. f16 and bf16 widen to f32 first (exact).
+  if (isa<arith::FPToSIOp, arith::FPToUIOp>(op)) {
+    Type to = getElementTypeOrSelf(op->getResult(0).getType());
+    std::string name = std::string(isa<arith::FPToSIOp>(op) ? "llvm.fptosi.sat" : "llvm.fptoui.sat") +
+                       ".i" + std::to_string(to.getIntOrFloatBitWidth());
+    for (int64_t i = 0; i < n; ++i) {
+      Value x = reg(op->getOperand(0), i);
+      if (x.getType().getIntOrFloatBitWidth() < 32)
+        x = arith::ExtFOp::create(b, loc, b.getF32Type(), x);
+      std::string callee = name + (x.getType().isF64() ? ".f64" : ".f32");
+      results[0].push_back(
+          LLVM::CallIntrinsicOp::create(b, loc, to, b.getStringAttr(callee), ValueRange{x}).getResult(0));
+    }
+    values[op->getResult(0)] = results[0];
+    return success();
+  }
   // A comparison constant over runs of elements (a contiguous index against
   // a bound it is a multiple of: `cols < N`, N multiple_of 16) is computed
   // once a run a thread holds: LLVM cannot see that cols + 1 < N is cols < N.
