@@ -182,6 +182,8 @@ public:
     }
     if (const Value *early = optional(v, path, "early_launch", Value::Kind::Bool))
       k.earlyLaunch = early->asBool();
+    if (const Value *wide = optional(v, path, "offsets64", Value::Kind::Bool))
+      k.offsets64 = wide->asBool();
     // A kernel without declared variants is its own single variant.
     if (k.variants.empty())
       k.variants.push_back({"default", k.name, 0, 0, "", 0, {}});
@@ -298,6 +300,8 @@ Value kernelToJson(const KernelInfo &k) {
   v.set("variants", std::move(variants));
   if (k.earlyLaunch) // absent means false: other kernels' manifests keep their bytes
     v.set("early_launch", Value::boolean(true));
+  if (k.offsets64) // likewise
+    v.set("offsets64", Value::boolean(true));
   return v;
 }
 
@@ -375,8 +379,9 @@ bool launchesEarly(const KernelInfo &kernel, size_t variant) {
 
 bool operator==(const KernelInfo &a, const KernelInfo &b) {
   return std::tie(a.name, a.numWarps, a.sharedBytes, a.grid, a.params, a.variants,
-                  a.earlyLaunch) == std::tie(b.name, b.numWarps, b.sharedBytes, b.grid,
-                                             b.params, b.variants, b.earlyLaunch);
+                  a.earlyLaunch, a.offsets64) == std::tie(b.name, b.numWarps, b.sharedBytes, b.grid,
+                                                          b.params, b.variants, b.earlyLaunch,
+                                                          b.offsets64);
 }
 
 bool operator==(const ResourceUsage &a, const ResourceUsage &b) {

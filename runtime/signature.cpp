@@ -262,6 +262,10 @@ void KernelSignature::bindArgs(const Arg *args, size_t count, int *argOf,
       }
       if (a.ptr == 0 && numel != 0)
         refuse(i, "null pointer");
+      if (!info_.offsets64 && numel > INT32_MAX)
+        refuse(i, std::to_string(numel) +
+                      " elements: the kernel's offsets are 32-bit, at most 2^31 - 1 elements a tensor "
+                      "(compute the offsets in i64 in the kernel, or pass a smaller view)");
       continue;
     }
     if (a.kind == Arg::Kind::Infer) {

@@ -28,6 +28,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <tuple>
 
@@ -224,7 +225,8 @@ std::array<std::string, 3> manifestGrid(const fe::KernelDecl &k) {
 
 void buildManifest(const fe::Module &mod, const CompileResult &result,
                    const std::map<std::string, int64_t> &sharedBytes,
-                   const VariantBodies &bodies, rt::Manifest &m) {
+                   const VariantBodies &bodies, const std::set<std::string> &offsets64,
+                   rt::Manifest &m) {
   m.compilerVersion = compilerVersion();
   m.module = result.moduleName;
   for (const fe::KernelDecl &k : mod.kernels()) {
@@ -233,6 +235,8 @@ void buildManifest(const fe::Module &mod, const CompileResult &result,
     info.numWarps = int(k.numWarps);
     info.grid = manifestGrid(k);
     info.earlyLaunch = k.earlyLaunch;
+    for (const std::string &symbol : result.symbols.at(k.name))
+      info.offsets64 = info.offsets64 || offsets64.count(symbol);
     for (const fe::ParamDecl &p : k.params) {
       rt::ParamInfo param;
       param.name = p.var->name;
@@ -486,6 +490,13 @@ CompileResult compile(const CompileOptions &options) {
     return finish();
   if (options.keepIR)
     result.tileIR = print(*tileModule);
+  // Kernels (and variants) with a 64-bit pointer offset: the others' offsets
+  // are 32-bit, and the runtime refuses tensors they would overflow.
+  std::set<std::string> offsets64;
+  tileModule->walk([&](tile::AddPtrOp add) {
+    if (getElementTypeOrSelf(add.getOffset().getType()).getIntOrFloatBitWidth() > 32)
+      offsets64.insert(add->getParentOfType<func::FuncOp>().getName().str());
+  });
   double frontendMs = msSince(start);
 
   std::string libdevice = findLibdevice();
@@ -620,7 +631,7 @@ CompileResult compile(const CompileOptions &options) {
     result.targets.push_back(std::move(out));
   }
 
-  buildManifest(*mod, result, sharedBytes, variantBodies, bundle.manifest);
+  buildManifest(*mod, result, sharedBytes, variantBodies, offsets64, bundle.manifest);
   bundle.manifest.sourceHash = hashSource(sm.text(mod->root().fileId));
   for (const TargetOutput &out : result.targets) {
     bundle.blobs.push_back(out.ptx);

@@ -133,6 +133,25 @@ TEST(Manifest, EarlyLaunchRoundTrip) {
   EXPECT_NE(errorOf(wrong).find("kernels[0].early_launch"), std::string::npos) << errorOf(wrong);
 }
 
+// offsets64 likewise: written only when true, absent reads as false (32-bit
+// offsets, which the argument checks hold tensors to).
+TEST(Manifest, Offsets64RoundTrip) {
+  Manifest m = test::sampleBundle().manifest;
+  std::string plain = manifestToJson(m);
+  EXPECT_EQ(plain.find("offsets64"), std::string::npos) << plain;
+  EXPECT_FALSE(parseManifest(plain, "rt").kernels[0].offsets64);
+  m.kernels[0].offsets64 = true;
+  std::string text = manifestToJson(m);
+  EXPECT_NE(text.find("\"offsets64\": true"), std::string::npos) << text;
+  Manifest back = parseManifest(text, "rt");
+  EXPECT_TRUE(back.kernels[0].offsets64);
+  EXPECT_EQ(back, m);
+  EXPECT_FALSE(back == parseManifest(plain, "rt"));
+  std::string wrong = text;
+  wrong.replace(text.find("\"offsets64\": true"), 19, "\"offsets64\": 1");
+  EXPECT_NE(errorOf(wrong).find("kernels[0].offsets64"), std::string::npos) << errorOf(wrong);
+}
+
 TEST(Manifest, EqualityNoticesADifference) {
   Manifest a = test::sampleBundle().manifest;
   Manifest b = a;

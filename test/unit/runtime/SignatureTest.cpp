@@ -161,6 +161,26 @@ TEST(Signature, RefusesScalarOutOfRange) {
                                 "value 1099511627776 does not fit i32");
 }
 
+// A kernel whose pointer offsets are all 32-bit (the manifest says nothing
+// else) cannot address a tensor of 2^31 elements or more: its offsets would
+// wrap. One compiled with a 64-bit offset (offsets64) may take it.
+TEST(Signature, RefusesTensorsPastThirtyTwoBitOffsets) {
+  KernelInfo info = test::vectorAddKernel();
+  std::vector<Arg> args = vectorAddArgs(int64_t(1) << 31);
+  args[3] = Arg::scalar(DType::i64, int64_t(1) << 31);
+  EXPECT_EQ(refusal(KernelSignature(info), args),
+            "megac: kernel 'vector_add': parameter 'x': 2147483648 elements: the kernel's offsets are "
+            "32-bit, at most 2^31 - 1 elements a tensor (compute the offsets in i64 in the kernel, or "
+            "pass a smaller view)");
+  info.offsets64 = true;
+  EXPECT_EQ(refusal(KernelSignature(info), args),
+            "megac: kernel 'vector_add': parameter 'n': value 2147483648 does not fit i32");
+  LaunchConfig c;
+  std::vector<Arg> largest = vectorAddArgs(INT32_MAX - 15); // the largest multiple of 16 below 2^31
+  KernelSignature(test::vectorAddKernel()).prepare(largest.data(), largest.size(), 132, nullptr, c);
+  EXPECT_EQ(c.grid[0], 2097152u);
+}
+
 TEST(Signature, InfersOmittedScalars) {
   KernelSignature sig(test::vectorAddKernel());
   std::vector<Arg> args = vectorAddArgs(2048);

@@ -66,6 +66,10 @@ struct KernelInfo {
   /// (griddepcontrol.wait), so it may be launched while that one still runs
   /// (programmatic stream serialization; LoadOptions::earlyLaunch).
   bool earlyLaunch = false;
+  /// Some pointer offset of the kernel (or a variant) is 64-bit. Without,
+  /// offsets are 32-bit and the runtime refuses a tensor of 2^31 elements or
+  /// more, whose offsets would wrap.
+  bool offsets64 = false;
 };
 
 struct ResourceUsage {
