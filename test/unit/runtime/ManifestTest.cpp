@@ -101,20 +101,31 @@ TEST(Manifest, VariantGridAndWarpsRoundTrip) {
   EXPECT_FALSE(changed == m);
 }
 
-// early_launch is written only when true (other bundles keep their bytes),
-// read back, and absent reads as false.
-TEST(Manifest, EarlyLaunchRoundTrip) {
+// A kernel flag written only when true (other bundles keep their bytes): absent
+// reads as false, true reads back, and a value not a boolean is refused at its
+// path. Returns the manifest with the flag set.
+Manifest expectFlagRoundTrip(const std::string &key, bool KernelInfo::*flag) {
   Manifest m = test::sampleBundle().manifest;
   std::string plain = manifestToJson(m);
-  EXPECT_EQ(plain.find("early_launch"), std::string::npos) << plain;
-  EXPECT_FALSE(parseManifest(plain, "rt").kernels[0].earlyLaunch);
-  m.kernels[0].earlyLaunch = true;
+  EXPECT_EQ(plain.find(key), std::string::npos) << plain;
+  EXPECT_FALSE(parseManifest(plain, "rt").kernels[0].*flag);
+  m.kernels[0].*flag = true;
   std::string text = manifestToJson(m);
-  EXPECT_NE(text.find("\"early_launch\": true"), std::string::npos) << text;
+  std::string written = "\"" + key + "\": true";
+  EXPECT_NE(text.find(written), std::string::npos) << text;
   Manifest back = parseManifest(text, "rt");
-  EXPECT_TRUE(back.kernels[0].earlyLaunch);
+  EXPECT_TRUE(back.kernels[0].*flag);
   EXPECT_EQ(back, m);
   EXPECT_FALSE(back == parseManifest(plain, "rt"));
+  std::string wrong = text;
+  wrong.replace(text.find(written), written.size(), "\"" + key + "\": 1");
+  EXPECT_NE(errorOf(wrong).find("kernels[0]." + key), std::string::npos) << errorOf(wrong);
+  return m;
+}
+
+TEST(Manifest, EarlyLaunchRoundTrip) {
+  Manifest m = expectFlagRoundTrip("early_launch", &KernelInfo::earlyLaunch);
+  std::string plain = manifestToJson(test::sampleBundle().manifest);
   // A variant's own choice, where it differs, is written and read back.
   Manifest variants = m;
   variants.kernels[0].variants[0].earlyLaunch = false;
@@ -127,30 +138,11 @@ TEST(Manifest, EarlyLaunchRoundTrip) {
   EXPECT_FALSE(launchesEarly(variantsBack.kernels[0], 0)); // its own choice
   EXPECT_TRUE(launchesEarly(variantsBack.kernels[0], 1));  // the kernel's
   EXPECT_FALSE(launchesEarly(parseManifest(plain, "rt").kernels[0], 0));
-  size_t at = text.find("\"early_launch\": true");
-  std::string wrong = text;
-  wrong.replace(at, 21, "\"early_launch\": 1");
-  EXPECT_NE(errorOf(wrong).find("kernels[0].early_launch"), std::string::npos) << errorOf(wrong);
 }
 
-// offsets64 likewise: written only when true, absent reads as false (32-bit
-// offsets, which the argument checks hold tensors to).
-TEST(Manifest, Offsets64RoundTrip) {
-  Manifest m = test::sampleBundle().manifest;
-  std::string plain = manifestToJson(m);
-  EXPECT_EQ(plain.find("offsets64"), std::string::npos) << plain;
-  EXPECT_FALSE(parseManifest(plain, "rt").kernels[0].offsets64);
-  m.kernels[0].offsets64 = true;
-  std::string text = manifestToJson(m);
-  EXPECT_NE(text.find("\"offsets64\": true"), std::string::npos) << text;
-  Manifest back = parseManifest(text, "rt");
-  EXPECT_TRUE(back.kernels[0].offsets64);
-  EXPECT_EQ(back, m);
-  EXPECT_FALSE(back == parseManifest(plain, "rt"));
-  std::string wrong = text;
-  wrong.replace(text.find("\"offsets64\": true"), 19, "\"offsets64\": 1");
-  EXPECT_NE(errorOf(wrong).find("kernels[0].offsets64"), std::string::npos) << errorOf(wrong);
-}
+// offsets64 likewise (absent: 32-bit offsets, which the argument checks hold
+// tensors to).
+TEST(Manifest, Offsets64RoundTrip) { expectFlagRoundTrip("offsets64", &KernelInfo::offsets64); }
 
 TEST(Manifest, EqualityNoticesADifference) {
   Manifest a = test::sampleBundle().manifest;
