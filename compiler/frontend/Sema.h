@@ -167,6 +167,8 @@ private:
   /// statement of an @early_launch kernel's own body (an if on a constant may
   /// hold it) and returns whether it runs (not in an untaken branch).
   bool checkKernelLevelStatement(CallExpr &c, const char *name);
+  /// That, once a kernel: sets `called` when the call runs; twice is an error.
+  bool checkOnceAtKernelLevel(CallExpr &c, const char *name, bool &called);
   bool constDims(CallExpr &c, size_t first, size_t count,
                  std::vector<int64_t> &shape);
 

@@ -376,6 +376,19 @@ bool Sema::checkKernelLevelStatement(CallExpr &c, const char *name) {
   return runs;
 }
 
+// A kernel-level statement (above) that a kernel makes at most once: sets
+// `called` when this call runs; a second running call is an error.
+bool Sema::checkOnceAtKernelLevel(CallExpr &c, const char *name, bool &called) {
+  if (!checkKernelLevelStatement(c, name))
+    return false;
+  if (called) {
+    error(c.range, std::string(name) + "() is called twice", "keep the first call");
+    return false;
+  }
+  called = true;
+  return true;
+}
+
 // wait_prior_kernel(): where an @early_launch kernel waits for the kernel
 // launched before it (griddepcontrol.wait). Loads above it overlap that
 // kernel; so it must run exactly once in every thread that goes on (a
@@ -384,13 +397,8 @@ bool Sema::checkKernelLevelStatement(CallExpr &c, const char *name) {
 // kernel may still read or write that memory). Without a call that runs, the
 // kernel waits at entry.
 void Sema::checkWaitPriorKernel(CallExpr &c) {
-  if (!checkKernelLevelStatement(c, "wait_prior_kernel"))
+  if (!checkOnceAtKernelLevel(c, "wait_prior_kernel", kernel_->explicitWait))
     return;
-  if (kernel_->explicitWait) {
-    error(c.range, "wait_prior_kernel() is called twice", "keep the first call");
-    return;
-  }
-  kernel_->explicitWait = true;
   if (firstWrite_)
     error(*firstWrite_, "store or atomic before wait_prior_kernel() in an @early_launch kernel",
           "the prior kernel may still read or write this memory: move the store after the "
@@ -404,13 +412,7 @@ void Sema::checkWaitPriorKernel(CallExpr &c) {
 // while the kernel before this one still runs: the next kernel's loads above
 // its own wait must then read nothing either of the two writes.
 void Sema::checkLaunchDependents(CallExpr &c) {
-  if (!checkKernelLevelStatement(c, "launch_dependents"))
-    return;
-  if (kernel_->explicitTrigger) {
-    error(c.range, "launch_dependents() is called twice", "keep the first call");
-    return;
-  }
-  kernel_->explicitTrigger = true;
+  checkOnceAtKernelLevel(c, "launch_dependents", kernel_->explicitTrigger);
 }
 
 void Sema::checkUnaryMath(CallExpr &c) {
