@@ -22,6 +22,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <array>
@@ -472,6 +473,9 @@ CompileResult compile(const CompileOptions &options) {
   registry.insert<tile::TileDialect>();
   registerLoweringDialects(registry);
   registerTranslationDialects(registry);
+  // Threads for the tile passes, which run on each kernel and variant apart;
+  // created before the context, which must not outlive them.
+  std::optional<llvm::DefaultThreadPool> passThreads;
   MLIRContext ctx(registry, MLIRContext::Threading::DISABLED);
   ctx.loadAllAvailableDialects();
   // Users see their source line and a caret, not the IR of the failing op.
@@ -505,6 +509,12 @@ CompileResult compile(const CompileOptions &options) {
   std::map<std::string, int64_t> sharedBytes;
   rt::Bundle bundle;
 
+  // Only now: building the IR above on a context with threads would pay
+  // for their locks.
+  if (unsigned threads = kernelThreads(); threads > 1 && !options.printIRAfterAll) {
+    passThreads.emplace(llvm::hardware_concurrency(threads));
+    ctx.setThreadPool(*passThreads);
+  }
   for (const Target *target : targets) {
     auto t0 = Clock::now();
     TargetOutput out;
@@ -521,16 +531,19 @@ CompileResult compile(const CompileOptions &options) {
                           /*printModuleScope=*/true,
                           /*printAfterOnlyOnChange=*/false);
     }
-    pm.addPass(createCSEPass());
-    pm.addPass(tile::createTileExpandFp8());
-    pm.addPass(tile::createTileUnrollLoops());
-    pm.addPass(tile::createTileFoldConstantMasks());
-    pm.addPass(tile::createTileAssignLayouts());
-    pm.addPass(tile::createTileRemoveLayoutConversions());
-    pm.addPass(createCanonicalizerPass());
-    pm.addPass(createCSEPass());
-    pm.addPass(tile::createTileAssignSharedLayouts());
-    pm.addPass(tile::createTileHoistScalarLoads());
+    // Each kernel and variant goes through the passes on its own, on the
+    // context's threads when it has them.
+    OpPassManager &kernelPasses = pm.nest<func::FuncOp>();
+    kernelPasses.addPass(createCSEPass());
+    kernelPasses.addPass(tile::createTileExpandFp8());
+    kernelPasses.addPass(tile::createTileUnrollLoops());
+    kernelPasses.addPass(tile::createTileFoldConstantMasks());
+    kernelPasses.addPass(tile::createTileAssignLayouts());
+    kernelPasses.addPass(tile::createTileRemoveLayoutConversions());
+    kernelPasses.addPass(createCanonicalizerPass());
+    kernelPasses.addPass(createCSEPass());
+    kernelPasses.addPass(tile::createTileAssignSharedLayouts());
+    kernelPasses.addPass(tile::createTileHoistScalarLoads());
     if (failed(pm.run(*module)) || failed(verify(*module)))
       return finish();
     double passesMs = msSince(t0);

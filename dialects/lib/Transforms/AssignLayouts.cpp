@@ -562,10 +562,7 @@ struct TileAssignLayouts
     });
     if (fp8.wasInterrupted())
       return signalPassFailure();
-    WalkResult dots = getOperation().walk([](func::FuncOp func) {
-      return LayoutAssigner(func).run() ? WalkResult::advance() : WalkResult::interrupt();
-    });
-    if (dots.wasInterrupted())
+    if (!LayoutAssigner(getOperation()).run())
       return signalPassFailure();
   }
 };

@@ -182,8 +182,8 @@ bool isFp8Rounding(Operation *user) {
 // is the same quotient as the per-tensor scheme's: mark it likewise, so the
 // lowering may take the reciprocal path (same FP8 bytes, Fp8Quotient.h).
 // Only when every use is such a rounding: an f32 use needs IEEE's bits.
-void markHandWrittenQuotients(ModuleOp module) {
-  module.walk([](arith::DivFOp div) {
+void markHandWrittenQuotients(func::FuncOp func) {
+  func.walk([](arith::DivFOp div) {
     auto type = dyn_cast<RankedTensorType>(div.getType());
     if (!type || !type.getElementType().isF32() || div->hasAttr(attr::kFp8Quotient) ||
         !div.getRhs().getDefiningOp<SplatOp>() || div->use_empty())

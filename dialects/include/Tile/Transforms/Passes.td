@@ -3,7 +3,7 @@
 
 include "mlir/Pass/PassBase.td"
 
-def TileExpandFp8 : Pass<"tile-expand-fp8", "::mlir::ModuleOp"> {
+def TileExpandFp8 : Pass<"tile-expand-fp8", "::mlir::func::FuncOp"> {
   let summary = "expand the FP8 schemes of tile.quantize / tile.dequantize";
   let description = [{
     Rewrites `fp8`, `fp8_group` and `fp8_group_ue8m0` quantization into
@@ -18,7 +18,7 @@ def TileExpandFp8 : Pass<"tile-expand-fp8", "::mlir::ModuleOp"> {
                            "::mlir::math::MathDialect"];
 }
 
-def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::ModuleOp"> {
+def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::func::FuncOp"> {
   let summary = "give every tile a distributed layout";
   let description = [{
     Chooses a blocked layout per tile shape from the kernel's memory accesses
@@ -30,12 +30,12 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::tile::TileDialect"];
 }
 
-def TileRemoveLayoutConversions : Pass<"tile-remove-layout-conversions", "::mlir::ModuleOp"> {
+def TileRemoveLayoutConversions : Pass<"tile-remove-layout-conversions", "::mlir::func::FuncOp"> {
   let summary = "fold away layout conversions that change nothing or cancel out";
   let dependentDialects = ["::mlir::tile::TileDialect"];
 }
 
-def TileAssignSharedLayouts : Pass<"tile-assign-shared-layouts", "::mlir::ModuleOp"> {
+def TileAssignSharedLayouts : Pass<"tile-assign-shared-layouts", "::mlir::func::FuncOp"> {
   let summary = "choose the shared-memory layout of each conversion through shared memory";
   let description = [{
     Every tile.convert_layout whose layouts are not equivalent and that warp
@@ -48,7 +48,7 @@ def TileAssignSharedLayouts : Pass<"tile-assign-shared-layouts", "::mlir::Module
   let dependentDialects = ["::mlir::tile::TileDialect"];
 }
 
-def TileUnrollLoops : Pass<"tile-unroll-loops", "::mlir::ModuleOp"> {
+def TileUnrollLoops : Pass<"tile-unroll-loops", "::mlir::func::FuncOp"> {
   let summary = "unroll the loops marked tile.unroll = N";
   let description = [{
     Unrolls every scf.for with a `tile.unroll` attribute (from the
@@ -59,7 +59,7 @@ def TileUnrollLoops : Pass<"tile-unroll-loops", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect"];
 }
 
-def TileFoldConstantMasks : Pass<"tile-fold-constant-masks", "::mlir::ModuleOp"> {
+def TileFoldConstantMasks : Pass<"tile-fold-constant-masks", "::mlir::func::FuncOp"> {
   let summary = "drop masks that constants make all true or all false";
   let description = [{
     An i1 `arith.ori` / `arith.andi` with an operand that is the same constant
@@ -75,7 +75,7 @@ def TileFoldConstantMasks : Pass<"tile-fold-constant-masks", "::mlir::ModuleOp">
   let dependentDialects = ["::mlir::tile::TileDialect", "::mlir::arith::ArithDialect"];
 }
 
-def TileHoistScalarLoads : Pass<"tile-hoist-scalar-loads", "::mlir::ModuleOp"> {
+def TileHoistScalarLoads : Pass<"tile-hoist-scalar-loads", "::mlir::func::FuncOp"> {
   let summary = "move scalar loads up to just after what they depend on";
   let description = [{
     A tile.load of a scalar moves up its block to just after the ops that
