@@ -88,15 +88,27 @@ rt::DType toDType(fe::ScalarKind k) {
 
 // MLIR diagnostics carry file:line:col; the frontend's engine prints them
 // with the source line and a caret, like every other user error.
+// The source location under a variant's name (IRGen wraps a variant's ops'
+// locations in a NameLoc).
+Location sourceLoc(Location loc) {
+  if (auto named = dyn_cast<NameLoc>(loc))
+    return named.getChildLoc();
+  return loc;
+}
+
 class DiagnosticBridge {
 public:
   DiagnosticBridge(MLIRContext &ctx, const fe::SourceManager &sm,
                    fe::DiagnosticEngine &diags)
       : handler(&ctx, [this, &sm, &diags](Diagnostic &d) {
           fe::SourceRange range;
-          if (auto flc = dyn_cast<FileLineColLoc>(d.getLocation()))
+          if (auto flc = dyn_cast<FileLineColLoc>(sourceLoc(d.getLocation())))
             range = locate(sm, flc);
           std::string msg = d.str();
+          // Ops of a variant name it (IRGen): the same line may compile
+          // under several variants' constants and warps.
+          if (auto variant = dyn_cast<NameLoc>(d.getLocation()))
+            msg = "in " + variant.getName().str() + ": " + msg;
           if (d.getSeverity() == DiagnosticSeverity::Error)
             diags.error(range, msg);
           else if (d.getSeverity() == DiagnosticSeverity::Warning)
@@ -105,7 +117,7 @@ public:
             diags.note(range, msg);
           for (Diagnostic &note : d.getNotes()) {
             fe::SourceRange at;
-            if (auto flc = dyn_cast<FileLineColLoc>(note.getLocation()))
+            if (auto flc = dyn_cast<FileLineColLoc>(sourceLoc(note.getLocation())))
               at = locate(sm, flc);
             diags.note(at, note.str());
           }
@@ -148,8 +160,8 @@ std::string describeSharedConversion(tile::ConvertLayoutOp op,
       *src, *dst, shape, warps, shared,
       tile::sharedElementBytes(type.getElementType()));
   std::ostringstream os;
-  std::string where = printAttr(op.getLoc());
-  if (auto file = dyn_cast<FileLineColLoc>(op.getLoc()))
+  std::string where = printAttr(sourceLoc(op.getLoc()));
+  if (auto file = dyn_cast<FileLineColLoc>(sourceLoc(op.getLoc())))
     where = (file.getFilename().str() + ":" + std::to_string(file.getLine()) +
              ":" + std::to_string(file.getColumn()));
   os << "  convert at " << where << " through shared memory: "
@@ -571,10 +583,11 @@ CompileResult compile(const CompileOptions &options) {
           who = "variant '" + symbol.substr(kernel.size() + 2) +
                 "' of kernel '" + kernel + "'";
       // Locations, not ops: the lowering below replaces the ops.
-      Location loc = f.getLoc();
+      // The message names the variant itself.
+      Location loc = sourceLoc(f.getLoc());
       std::optional<Location> peak;
       if (est.peak)
-        peak = est.peak->getLoc();
+        peak = sourceLoc(est.peak->getLoc());
       int64_t registers = est.registers, liveTiles = est.liveTiles;
       bool hasCap = bool(capAttr);
       auto warn = [=, &out] {

@@ -23,11 +23,15 @@ public:
 
 private:
   // --- types and locations ----------------------------------------------------
+  // A variant's ops carry its name around their source location, so that a
+  // diagnostic from the passes or the lowering can say which variant of the
+  // kernel it is about (the driver unwraps it: driver/Compiler.cpp).
   Location loc(fe::SourceRange r) {
     if (!r.isValid())
       return UnknownLoc::get(&ctx);
     auto lc = sm.lineCol(r.file, r.begin);
-    return FileLineColLoc::get(&ctx, sm.name(r.file), lc.line, lc.col);
+    Location at = FileLineColLoc::get(&ctx, sm.name(r.file), lc.line, lc.col);
+    return variantName ? Location(NameLoc::get(variantName, at)) : at;
   }
   Type scalarType(fe::ScalarKind k) {
     using K = fe::ScalarKind;
@@ -131,6 +135,7 @@ private:
   int64_t numWarps = 4;  // of the kernel being emitted
   bool explicitTrigger = false; // the kernel being emitted calls launch_dependents()
   bool earlyLaunch = false; // of the kernel being emitted: its waits are emitted
+  StringAttr variantName;   // "variant 'v' of kernel 'k'" while a variant is emitted
 };
 
 OwningOpRef<ModuleOp> IRGen::run(const fe::Module &module,
@@ -172,6 +177,8 @@ LogicalResult IRGen::emitKernel(const fe::KernelDecl &body,
     divisors = fe::divisorsFromWhen(*v->when);
   vars.clear();
   returned = false;
+  variantName = v ? b.getStringAttr("variant '" + v->name + "' of kernel '" + k.name + "'")
+                  : StringAttr();
   this->numWarps = warps;
   this->earlyLaunch = early;
   this->explicitTrigger = body.explicitTrigger;
