@@ -86,8 +86,6 @@ rt::DType toDType(fe::ScalarKind k) {
   return rt::DType::u8;
 }
 
-// MLIR diagnostics carry file:line:col; the frontend's engine prints them
-// with the source line and a caret, like every other user error.
 // The source location under a variant's name (IRGen wraps a variant's ops'
 // locations in a NameLoc).
 Location sourceLoc(Location loc) {
@@ -96,6 +94,8 @@ Location sourceLoc(Location loc) {
   return loc;
 }
 
+// MLIR diagnostics carry file:line:col; the frontend's engine prints them
+// with the source line and a caret, like every other user error.
 class DiagnosticBridge {
 public:
   DiagnosticBridge(MLIRContext &ctx, const fe::SourceManager &sm,
