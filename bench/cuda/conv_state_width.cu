@@ -1,14 +1,10 @@
 // Probe: gdn_conv's state access width. bf16 state [slots, C, 3], one token per request.
 // V1: one channel a thread, 2-byte taps (megac's current form). V2: two channels, 3 x u32.
 // V4: four channels, 3 x u64. V8: eight channels, 3 x 16 B. Timed in CUDA graphs over rotated sets.
+#include "graph_timing.h"
 #include <cuda_bf16.h>
-#include <cstdio>
-#include <vector>
-#include <algorithm>
 #include <cstdint>
 #include <cstring>
-
-#define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); exit(1); } } while (0)
 
 typedef unsigned short u16;
 __device__ __forceinline__ float bf(u16 v) { return __uint_as_float(((unsigned)v) << 16); }
@@ -110,19 +106,9 @@ int main() {
     cudaStream_t st; CK(cudaStreamCreate(&st));
     printf("B=%d C=%d sets=%d:", B, C, nsets);
     for (int v : variants) {
-      cudaGraph_t g; cudaGraphExec_t ge;
       int passes = std::max(1, 64 / nsets);
-      CK(cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal));
-      for (int p = 0; p < passes; ++p) for (auto& s : sets) run(v, s, st);
-      CK(cudaStreamEndCapture(st, &g)); CK(cudaGraphInstantiate(&ge, g, 0));
-      cudaEvent_t e0, e1; cudaEventCreate(&e0); cudaEventCreate(&e1);
-      std::vector<float> ts;
-      for (int r = 0; r < 25; ++r) {
-        cudaEventRecord(e0, st); cudaGraphLaunch(ge, st); cudaEventRecord(e1, st); cudaEventSynchronize(e1);
-        float ms; cudaEventElapsedTime(&ms, e0, e1); if (r >= 3) ts.push_back(ms * 1000.f / (passes * nsets));
-      }
-      std::sort(ts.begin(), ts.end());
-      printf("  v%d %.2f us", v, ts[ts.size() / 2]);
+      float us = us_per_launch(st, passes * nsets, [&](int i) { run(v, sets[i % nsets], st); }, 25);
+      printf("  v%d %.2f us", v, us);
     }
     printf("\n");
     for (auto& s : sets) { cudaFree(s.conv); cudaFree(s.x); cudaFree(s.w); cudaFree(s.y); cudaFree(s.slot); }

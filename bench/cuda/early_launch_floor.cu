@@ -2,10 +2,7 @@
 // reading 2 KB of "state" before the wait, then (mode) a cold read of q/k/v-sized inputs after it, then writing
 // 2 KB of state and its o. Timed per launch in CUDA graphs of launches over rotated sets, launched with
 // programmatic stream serialization (early) or plainly.
-#include <cstdio>
-#include <vector>
-#include <algorithm>
-#define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); exit(1); } } while (0)
+#include "graph_timing.h"
 
 // mode 0: no read after the wait; 1: one cold 16-byte read a thread after it (q, k, v of its head);
 // 2: that read before the wait too (what prefetching q/k/v would give: not allowed in the pipeline);
@@ -40,26 +37,10 @@ int main() {
   cudaStream_t s; CK(cudaStreamCreate(&s));
   for (int early = 0; early < 2; ++early) {
     for (int mode = 0; mode < 4; ++mode) {
-      cudaGraph_t g; cudaGraphExec_t ge;
-      CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
-      for (int i = 0; i < nsets; ++i) {
-        cudaLaunchConfig_t cfg = {};
-        cfg.gridDim = dim3(512); cfg.blockDim = dim3(128); cfg.stream = s;
-        cudaLaunchAttribute attr[1];
-        attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-        attr[0].val.programmaticStreamSerializationAllowed = early;
-        cfg.attrs = attr; cfg.numAttrs = 1;
-        CK(cudaLaunchKernelEx(&cfg, step, st[i], (const uint4*)q[i], o[i], mode));
-      }
-      CK(cudaStreamEndCapture(s, &g)); CK(cudaGraphInstantiate(&ge, g, 0));
-      cudaEvent_t e0, e1; cudaEventCreate(&e0); cudaEventCreate(&e1);
-      std::vector<float> ts;
-      for (int r = 0; r < 30; ++r) {
-        cudaEventRecord(e0, s); cudaGraphLaunch(ge, s); cudaEventRecord(e1, s); CK(cudaEventSynchronize(e1));
-        float ms; cudaEventElapsedTime(&ms, e0, e1); if (r >= 3) ts.push_back(ms * 1000.f / nsets);
-      }
-      std::sort(ts.begin(), ts.end());
-      printf("%s mode %d: %.2f us a launch\n", early ? "early" : "plain", mode, ts[ts.size() / 2]);
+      float us = us_per_launch(s, nsets, [&](int i) {
+        launch_pdl(step, dim3(512), dim3(128), s, early, st[i], (const uint4*)q[i], o[i], mode);
+      });
+      printf("%s mode %d: %.2f us a launch\n", early ? "early" : "plain", mode, us);
     }
   }
   return 0;

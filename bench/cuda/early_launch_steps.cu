@@ -9,11 +9,8 @@
 //   mode 4: mode 3 with the slot's indirection before the wait (the state's address read from slot[request]).
 //   mode 5: mode 4 with a fast softplus (log of 1 + exp through the approximate ex2 / lg2).
 //   mode 6: mode 4 launched plainly (no early launch).
-#include <cstdio>
+#include "graph_timing.h"
 #include <cstdint>
-#include <vector>
-#include <algorithm>
-#define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); exit(1); } } while (0)
 
 __device__ __forceinline__ float bf(uint32_t h) { return __uint_as_float(h << 16); }
 __device__ __forceinline__ float warp_sum(float v) {
@@ -100,26 +97,10 @@ int main() {
   for (int round = 0; round < 2; ++round)
     for (int mode = 1; mode <= 6; ++mode) {
       int early = mode != 6, kmode = mode == 6 ? 4 : mode;
-      cudaGraph_t g; cudaGraphExec_t ge;
-      CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
-      for (int i = 0; i < nsets; ++i) {
-        cudaLaunchConfig_t cfg = {};
-        cfg.gridDim = dim3(512); cfg.blockDim = dim3(128); cfg.stream = s;
-        cudaLaunchAttribute attr[1];
-        attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-        attr[0].val.programmaticStreamSerializationAllowed = early;
-        cfg.attrs = attr; cfg.numAttrs = 1;
-        CK(cudaLaunchKernelEx(&cfg, step, sets[i], kmode));
-      }
-      CK(cudaStreamEndCapture(s, &g)); CK(cudaGraphInstantiate(&ge, g, 0));
-      cudaEvent_t e0, e1; cudaEventCreate(&e0); cudaEventCreate(&e1);
-      std::vector<float> ts;
-      for (int r = 0; r < 30; ++r) {
-        cudaEventRecord(e0, s); cudaGraphLaunch(ge, s); cudaEventRecord(e1, s); CK(cudaEventSynchronize(e1));
-        float ms; cudaEventElapsedTime(&ms, e0, e1); if (r >= 3) ts.push_back(ms * 1000.f / nsets);
-      }
-      std::sort(ts.begin(), ts.end());
-      printf("round %d mode %d (%s): %.2f us a launch\n", round, mode, early ? "early" : "plain", ts[ts.size() / 2]);
+      float us = us_per_launch(s, nsets, [&](int i) {
+        launch_pdl(step, dim3(512), dim3(128), s, early, sets[i], kmode);
+      });
+      printf("round %d mode %d (%s): %.2f us a launch\n", round, mode, early ? "early" : "plain", us);
     }
   return 0;
 }
