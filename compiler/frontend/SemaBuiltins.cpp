@@ -330,7 +330,7 @@ void Sema::checkMemoryOp(CallExpr &c) {
   }
   std::vector<int64_t> shape;
   if (!broadcastShapes(ptr->type.shape, value->type.shape, shape) ||
-      (mask && !broadcastShapes(std::vector<int64_t>(shape), mask->type.shape,
+      (mask && !broadcastShapes(shape, mask->type.shape,
                                 shape))) {
     error(c.range, "shapes of pointer " + shapeStr(ptr->type.shape) +
                        ", value " + shapeStr(value->type.shape) +
@@ -472,7 +472,7 @@ void Sema::checkElementwise(CallExpr &c, bool floatOnly) {
   }
   std::vector<int64_t> shape;
   for (CallArg &arg : c.args)
-    if (!broadcastShapes(std::vector<int64_t>(shape), arg.value->type.shape,
+    if (!broadcastShapes(shape, arg.value->type.shape,
                          shape)) {
       error(arg.value->range, "incompatible shapes in " + what + ": " +
                                   shapeStr(shape) + " and " +
@@ -492,7 +492,7 @@ void Sema::checkWhere(CallExpr &c) {
     return;
   std::vector<int64_t> shape;
   for (CallArg &arg : c.args)
-    if (!broadcastShapes(std::vector<int64_t>(shape), arg.value->type.shape,
+    if (!broadcastShapes(shape, arg.value->type.shape,
                          shape)) {
       error(arg.value->range,
             "incompatible shapes in 'where': " + shapeStr(shape) + " and " +

@@ -137,16 +137,19 @@ bool Sema::unifyElements(ExprPtr &a, ExprPtr &b, const std::string &what,
 bool Sema::broadcastShapes(const std::vector<int64_t> &a,
                            const std::vector<int64_t> &b,
                            std::vector<int64_t> &out) const {
-  // numpy rules: right-align, each pair equal or one of them 1.
+  // numpy rules: right-align, each pair equal or one of them 1. `out` may be
+  // `a` (a running shape) and is left as it was on failure: callers name it
+  // in their message.
   size_t rank = std::max(a.size(), b.size());
-  out.assign(rank, 1);
+  std::vector<int64_t> shape(rank, 1);
   for (size_t i = 0; i < rank; ++i) {
     int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
     int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
     if (da != db && da != 1 && db != 1)
       return false;
-    out[i] = da == 1 ? db : da;
+    shape[i] = da == 1 ? db : da;
   }
+  out = std::move(shape);
   return true;
 }
 

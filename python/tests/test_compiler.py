@@ -146,6 +146,17 @@ def test_missing_file_and_unknown_target():
         megac.compile(VECTOR_ADD, target="sm_80")
 
 
+def test_bad_arguments_are_refused_before_compiling():
+    with pytest.raises(TypeError, match=r"target must be a name, a list of names or 'all', got \[\]"):
+        megac.compile(VECTOR_ADD, target=[])
+    with pytest.raises(TypeError, match=r"target must be a name, a list of names or 'all', got \[90\]"):
+        megac.compile(VECTOR_ADD, target=[90])
+    with pytest.raises(TypeError, match="constant 'BLOCK' must be an int, float, bool or str, got list"):
+        megac.compile(VECTOR_ADD, constants={"BLOCK": [512]})
+    with pytest.raises(KeyError, match="unknown IR stage 'tiles'; stages: ast"):
+        megac.compile(VECTOR_ADD, emit_ir=True, ptxas=False).ir["tiles"]
+
+
 def test_constants_override():
     base = megac.compile(VECTOR_ADD, ptxas=False)
     small = megac.compile(VECTOR_ADD, constants={"BLOCK": 512}, ptxas=False)

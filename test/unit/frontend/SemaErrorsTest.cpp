@@ -6,29 +6,6 @@ using namespace megac::fe::test;
 
 namespace {
 
-/// Compiles `src` and expects exactly the message (and hint, if given) among
-/// the diagnostics.
-void expectError(const std::string &src, const std::string &message,
-                 const std::string &hint = "", const Defines &defines = {},
-                 std::map<std::string, std::string> files = {}) {
-  Compile c(src, defines, std::move(files));
-  EXPECT_FALSE(c.module);
-  std::string text = c.errors();
-  EXPECT_NE(text.find("error: " + message + "\n"), std::string::npos)
-      << "missing: " << message << "\nin:\n"
-      << text;
-  if (!hint.empty()) {
-    EXPECT_NE(text.find("hint: " + hint + "\n"), std::string::npos)
-        << "missing hint: " << hint << "\nin:\n"
-        << text;
-  }
-}
-
-void expectKernelError(const std::string &body, const std::string &message,
-                       const std::string &hint = "") {
-  expectError(inKernel(body), message, hint);
-}
-
 TEST(SemaErrors, TypeMismatchShowsBothTypes) {
   Compile c(inKernel("let a = load(x + arange(0, 128));\n"
                      "let b = load(y + arange(0, 128));\n"

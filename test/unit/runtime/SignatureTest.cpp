@@ -142,6 +142,30 @@ TEST(Signature, RefusesNonContiguous) {
   EXPECT_NO_THROW(sig.prepare(args.data(), args.size(), 132, nullptr, c));
 }
 
+TEST(Signature, RefusesNegativeDimensions) {
+  KernelSignature sig(test::vectorAddKernel());
+  std::vector<Arg> args = vectorAddArgs(1024);
+  args[0] = Arg::tensor(kPtr, DType::f32, {-1024});
+  args.pop_back(); // n inferred from x
+  EXPECT_EQ(refusal(sig, args),
+            "megac: kernel 'vector_add': parameter 'x': negative dimension in shape [-1024]");
+}
+
+TEST(Signature, RefusesTooManyDimensions) {
+  EXPECT_THROW(
+      {
+        try {
+          Arg::tensor(kPtr, DType::f32, {1, 1, 1, 1, 1, 1, 1});
+        } catch (const ArgError &e) {
+          EXPECT_STREQ(e.what(), "megac: a tensor argument has 7 dimensions; at most 6 are "
+                                 "supported");
+          throw;
+        }
+      },
+      ArgError);
+  EXPECT_THROW(Arg::tensor(kPtr, DType::f32, {4, 4}, {4}), ArgError);
+}
+
 TEST(Signature, RefusesScalarNotAMultiple) {
   KernelSignature sig(test::vectorAddKernel());
   std::vector<Arg> args = vectorAddArgs(1000);
