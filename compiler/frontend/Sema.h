@@ -5,7 +5,9 @@
 // into the form AST.h promises the emitter. Implementation is split by
 // topic: SemaDecls.cpp (constants, kernels, attributes), Sema.cpp
 // (statements, scopes, helper inlining), SemaExpr.cpp (expressions,
-// literals, broadcasting) and SemaBuiltins.cpp (builtin calls).
+// literals, broadcasting), SemaBuiltins.cpp (builtin calls: binding,
+// memory, math, shapes, casts), SemaQuant.cpp (FP4 and FP8 quantization) and
+// SemaTileOps.cpp (bitcast, trans, dot, with_layout).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -33,6 +35,9 @@ constexpr int64_t kMaxTileElements = int64_t(1) << 24;
 constexpr unsigned kMaxInlinedCalls = 4096;
 /// The largest range(.., unroll = N): more only multiplies code size.
 constexpr int64_t kMaxUnroll = 16;
+
+/// A name as diagnostics quote it: 'name'.
+inline std::string quoted(const std::string &s) { return "'" + s + "'"; }
 
 class Sema {
 public:
@@ -141,23 +146,7 @@ private:
   void checkElementwise(CallExpr &c, bool floatOnly);
   void checkWhere(CallExpr &c);
   void checkCdiv(CallExpr &c);
-  void checkQuantize(CallExpr &c);
-  bool checkScaleArg(ExprPtr &scale, const char *what);
-  bool checkQuantizeInput(CallExpr &c, ExprPtr &x, int64_t block);
-  bool checkBlocks(CallExpr &c, ExprPtr &x, int64_t block);
-  void checkQuantizeFp8(CallExpr &c);
-  void checkDequantizeFp8(CallExpr &c);
-  std::optional<ScalarKind> typeArgAmong(CallExpr &c, ExprPtr &arg,
-                                         std::vector<ScalarKind> allowed,
-                                         const char *what, const char *hint);
-  bool checkGroupRank(CallExpr &c, ExprPtr &x);
   std::optional<bool> constBool(ExprPtr &e, const char *what);
-  void checkBitcast(CallExpr &c);
-  void checkPointerBitcast(CallExpr &c, const ElementType &to);
-  void checkWithLayout(CallExpr &c);
-  void checkTrans(CallExpr &c);
-  void checkDot(CallExpr &c);
-  void checkDequantize(CallExpr &c);
   void checkReduction(CallExpr &c);
   void checkShapeBuiltin(CallExpr &c);
   void checkFactory(CallExpr &c);
@@ -171,6 +160,26 @@ private:
   bool checkOnceAtKernelLevel(CallExpr &c, const char *name, bool &called);
   bool constDims(CallExpr &c, size_t first, size_t count,
                  std::vector<int64_t> &shape);
+
+  // SemaQuant.cpp
+  void checkQuantize(CallExpr &c);
+  void checkDequantize(CallExpr &c);
+  bool checkScaleArg(ExprPtr &scale, const char *what);
+  bool checkQuantizeInput(CallExpr &c, ExprPtr &x, int64_t block);
+  bool checkBlocks(CallExpr &c, ExprPtr &x, int64_t block);
+  void checkQuantizeFp8(CallExpr &c);
+  void checkDequantizeFp8(CallExpr &c);
+  std::optional<ScalarKind> typeArgAmong(CallExpr &c, ExprPtr &arg,
+                                         std::vector<ScalarKind> allowed,
+                                         const char *what, const char *hint);
+  bool checkGroupRank(CallExpr &c, ExprPtr &x);
+
+  // SemaTileOps.cpp
+  void checkBitcast(CallExpr &c);
+  void checkPointerBitcast(CallExpr &c, const ElementType &to);
+  void checkWithLayout(CallExpr &c);
+  void checkTrans(CallExpr &c);
+  void checkDot(CallExpr &c);
 
   void error(SourceRange r, std::string msg, std::string hint = {});
 
