@@ -434,6 +434,11 @@ CompileResult compile(const CompileOptions &options) {
     return finish();
   if (!selectKernels(*mod, options.kernels, diags))
     return finish();
+  // A file of constants and helpers alone compiles to an empty bundle: not
+  // an error (it still type-checks), but rarely what was meant.
+  if (mod->kernels().empty())
+    diags.warning({mod->root().fileId, 0, 0}, "this file has no kernel: the bundle is empty",
+                  "a file of constants and helpers is meant to be imported: import \"FILE.mega\";");
   // The AST and the tile IR as text only when asked for (--emit ast / tile,
   // Python's emit_ir): printing the module costs about a millisecond.
   if (options.keepIR) {
