@@ -1,5 +1,9 @@
 #include "Compiler.h"
 #include "KernelThreads.h"
+#include "LayoutReport.h"
+#include "ManifestBuilder.h"
+#include "SourceLoc.h"
+#include "VariantSpecialization.h"
 
 #include "../codegen/PTXEmitter.h"
 #include "../conversion/TileToLLVM.h"
@@ -14,8 +18,6 @@
 #include "megac/runtime/bundle.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "llvm/ADT/SetVector.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/IR/MLIRContext.h"
@@ -25,7 +27,6 @@
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <array>
 #include <functional>
 #include <map>
 #include <optional>
@@ -60,38 +61,6 @@ std::string hashSource(const std::string &text) {
 std::string baseName(const std::string &path) {
   std::string name = path.substr(path.find_last_of('/') + 1);
   return name.substr(0, name.find('.'));
-}
-
-rt::DType toDType(fe::ScalarKind k) {
-  using K = fe::ScalarKind;
-  switch (k) {
-  case K::I1: return rt::DType::i1;
-  case K::I8: return rt::DType::i8;
-  case K::I16: return rt::DType::i16;
-  case K::I32: return rt::DType::i32;
-  case K::I64: return rt::DType::i64;
-  case K::U8: return rt::DType::u8;
-  case K::U16: return rt::DType::u16;
-  case K::U32: return rt::DType::u32;
-  case K::U64: return rt::DType::u64;
-  case K::F16: return rt::DType::f16;
-  case K::BF16: return rt::DType::bf16;
-  case K::F32: return rt::DType::f32;
-  case K::F64: return rt::DType::f64;
-  case K::F8E4M3: return rt::DType::f8e4m3;
-  case K::F8E5M2: return rt::DType::f8e5m2;
-  case K::F4E2M1X2: return rt::DType::f4e2m1x2;
-  case K::E8M0: return rt::DType::e8m0;
-  }
-  return rt::DType::u8;
-}
-
-// The source location under a variant's name (IRGen wraps a variant's ops'
-// locations in a NameLoc).
-Location sourceLoc(Location loc) {
-  if (auto named = dyn_cast<NameLoc>(loc))
-    return named.getChildLoc();
-  return loc;
 }
 
 // MLIR diagnostics carry file:line:col; the frontend's engine prints them
@@ -137,238 +106,6 @@ private:
   }
   ScopedDiagnosticHandler handler;
 };
-
-std::string printAttr(Attribute a) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  a.print(os);
-  return s;
-}
-
-// One line per conversion through shared memory: where, the buffer's
-// layout and the bank conflicts of its two sides.
-std::string describeSharedConversion(tile::ConvertLayoutOp op,
-                                     const layout::SharedLayout &shared,
-                                     unsigned warps) {
-  auto type = op.getType();
-  auto src = tile::tileLayoutOf(op.getSrc().getType()),
-       dst = tile::tileLayoutOf(type);
-  if (!src || !dst)
-    return "";
-  layout::Shape shape(type.getShape().begin(), type.getShape().end());
-  auto plan = layout::planSharedConversion(
-      *src, *dst, shape, warps, shared,
-      tile::sharedElementBytes(type.getElementType()));
-  std::ostringstream os;
-  std::string where = printAttr(sourceLoc(op.getLoc()));
-  if (auto file = dyn_cast<FileLineColLoc>(sourceLoc(op.getLoc())))
-    where = (file.getFilename().str() + ":" + std::to_string(file.getLine()) +
-             ":" + std::to_string(file.getColumn()));
-  os << "  convert at " << where << " through shared memory: "
-     << shared.str() << ", writes " << plan.write.ways << "-way, reads "
-     << plan.read.ways << "-way bank conflicts\n";
-  return os.str();
-}
-
-// --emit layouts: each kernel's distinct tile types after layout assignment,
-// and the shared-memory layout of each conversion through shared memory.
-std::string describeLayouts(ModuleOp module, const TargetOutput &out,
-                            bool full) {
-  std::ostringstream os;
-  module.walk([&](func::FuncOp f) {
-    if (!f->hasAttr(tile::attr::kKernel))
-      return;
-    unsigned warps = unsigned(tile::getNumWarps(f));
-    auto cap = f->getAttrOfType<IntegerAttr>(tile::attr::kMaxNReg);
-    os << "kernel " << f.getName().str() << ": num_warps = " << warps << ", ~"
-       << out.registerEstimate.at(f.getName().str())
-       << " registers per thread for tiles (estimate), cap "
-       << (cap ? cap.getInt() : 255) << "\n";
-    llvm::SetVector<RankedTensorType> types;
-    f.walk([&](Operation *op) {
-      for (Type t : op->getResultTypes())
-        if (auto rt = dyn_cast<RankedTensorType>(t))
-          types.insert(rt);
-      for (Region &r : op->getRegions())
-        for (Block &b : r)
-          for (Type t : b.getArgumentTypes())
-            if (auto rt = dyn_cast<RankedTensorType>(t))
-              types.insert(rt);
-    });
-    for (RankedTensorType t : types) {
-      layout::Shape shape(t.getShape().begin(), t.getShape().end());
-      os << "  [";
-      for (size_t i = 0; i < shape.size(); ++i)
-        os << (i ? ", " : "") << shape[i];
-      std::string elem;
-      {
-        llvm::raw_string_ostream es(elem);
-        t.getElementType().print(es);
-      }
-      os << "] " << elem << "  ";
-      auto l = tile::tileLayoutOf(t);
-      if (!l) {
-        os << "(no layout)\n";
-        continue;
-      }
-      os << printAttr(t.getEncoding()) << "  " << l->numRegisters(shape)
-         << " registers per thread\n";
-      if (full) {
-        std::istringstream map(layout::describeOwnership(*l, shape, warps));
-        for (std::string line; std::getline(map, line);)
-          os << "    " << line << "\n";
-      }
-    }
-    f.walk([&](tile::ConvertLayoutOp op) {
-      if (auto shared = tile::sharedLayoutOf(op->getAttr(tile::attr::kShared)))
-        os << describeSharedConversion(op, *shared, warps);
-    });
-  });
-  return os.str();
-}
-
-/// A kernel's grid as the manifest spells it: three expressions, "1" for the
-/// dimensions it leaves out.
-std::array<std::string, 3> manifestGrid(const fe::KernelDecl &k) {
-  std::array<std::string, 3> grid = {"1", "1", "1"};
-  for (size_t i = 0; i < k.grid.size() && i < 3; ++i)
-    grid[i] = fe::manifestExpr(*k.grid[i]);
-  return grid;
-}
-
-void buildManifest(const fe::Module &mod, const CompileResult &result,
-                   const std::map<std::string, int64_t> &sharedBytes,
-                   const VariantBodies &bodies, const std::set<std::string> &offsets64,
-                   rt::Manifest &m) {
-  m.compilerVersion = compilerVersion();
-  m.module = result.moduleName;
-  for (const fe::KernelDecl &k : mod.kernels()) {
-    rt::KernelInfo info;
-    info.name = k.name;
-    info.numWarps = int(k.numWarps);
-    info.grid = manifestGrid(k);
-    info.earlyLaunch = k.earlyLaunch;
-    for (const std::string &symbol : result.symbols.at(k.name))
-      info.offsets64 = info.offsets64 || offsets64.count(symbol);
-    for (const fe::ParamDecl &p : k.params) {
-      rt::ParamInfo param;
-      param.name = p.var->name;
-      param.dtype = toDType(p.var->type.elem.scalar);
-      if (p.var->type.isPointer()) {
-        param.kind = rt::ParamKind::Tensor;
-        param.align = p.align;
-        for (const fe::ExprPtr &d : p.shape)
-          param.shape.push_back(fe::manifestExpr(*d));
-      } else {
-        param.kind = rt::ParamKind::Scalar;
-        param.multipleOf = p.multipleOf.value_or(1);
-      }
-      info.params.push_back(param);
-    }
-    auto addVariant = [&](const std::string &name, const std::string &symbol,
-                          std::optional<int64_t> maxnreg,
-                          std::optional<int64_t> minCtas, const fe::Expr *when,
-                          std::optional<int64_t> numWarps, std::optional<bool> early) {
-      rt::VariantInfo v;
-      v.name = name;
-      v.symbol = symbol;
-      v.maxnreg = int(maxnreg.value_or(0));
-      v.minCtasPerSm = int(minCtas.value_or(0));
-      v.when = when ? fe::manifestExpr(*when) : "";
-      if (numWarps && *numWarps != k.numWarps)
-        v.numWarps = int(*numWarps);
-      if (early && *early != k.earlyLaunch)
-        v.earlyLaunch = *early;
-      // A variant whose constants change the grid launches its own.
-      auto body = bodies.find(symbol);
-      if (body != bodies.end()) {
-        std::array<std::string, 3> grid = manifestGrid(*body->second);
-        if (grid != info.grid)
-          v.grid.assign(grid.begin(), grid.end());
-      }
-      info.variants.push_back(v);
-      auto it = sharedBytes.find(symbol);
-      if (it != sharedBytes.end())
-        info.sharedBytes = std::max(info.sharedBytes, it->second);
-    };
-    for (const fe::Variant &v : k.variants)
-      addVariant(v.name, variantSymbol(k.name, v.name),
-                 v.maxnreg ? v.maxnreg : k.maxnreg,
-                 v.minCtasPerSm ? v.minCtasPerSm : k.minCtasPerSm, v.when.get(),
-                 v.numWarps, v.earlyLaunch);
-    addVariant("default", k.name, k.maxnreg, k.minCtasPerSm, nullptr, std::nullopt,
-               std::nullopt);
-    m.kernels.push_back(std::move(info));
-  }
-}
-
-/// The parameter interface of a kernel as the manifest spells it: (what,
-/// expr) for the parameter shapes. A variant must keep it (one manifest
-/// entry per kernel); its grid may differ (the manifest records it).
-std::vector<std::pair<std::string, std::string>>
-launchInterface(const fe::KernelDecl &k) {
-  std::vector<std::pair<std::string, std::string>> parts;
-  for (const fe::ParamDecl &p : k.params)
-    for (const fe::ExprPtr &d : p.shape)
-      parts.emplace_back("shape of '" + p.var->name + "'", fe::manifestExpr(*d));
-  return parts;
-}
-
-std::string describeConstants(const fe::Variant &v) {
-  std::string text;
-  for (const auto &[name, value] : v.constants)
-    text += (text.empty() ? "" : ", ") + name + " = " + std::to_string(value);
-  return text;
-}
-
-/// Variants that give constants other values (`@variant(small, BLOCK =
-/// 2048, ...)`) are analyzed again with those values, like -D; their kernels
-/// go into `bodies` (kept alive by `keep`). False after an error.
-bool specializeVariants(const fe::Module &mod, const std::string &path,
-                        const fe::Defines &defines, fe::SourceManager &sm,
-                        fe::DiagnosticEngine &diags,
-                        std::vector<std::unique_ptr<fe::Module>> &keep,
-                        VariantBodies &bodies) {
-  bool ok = true;
-  for (const fe::KernelDecl &k : mod.kernels())
-    for (const fe::Variant &v : k.variants) {
-      if (v.constants.empty())
-        continue;
-      fe::Defines withVariant = defines;
-      for (const auto &[name, value] : v.constants)
-        withVariant[name] = std::to_string(value);
-      std::string what = "variant '" + v.name + "' (" + describeConstants(v) + ")";
-      fe::DiagnosticEngine local(sm);
-      std::unique_ptr<fe::Module> spec =
-          fe::parseAndAnalyze(sm, path, withVariant, local);
-      if (!spec || local.hasErrors()) {
-        for (const fe::Diagnostic &d : local.diagnostics())
-          if (d.severity == fe::Severity::Error)
-            diags.error(d.range, "in " + what + ": " + d.message, d.hint);
-        diags.note(v.range, what + " is declared here");
-        ok = false;
-        continue;
-      }
-      const fe::KernelDecl *body = nullptr;
-      for (const fe::KernelDecl &other : spec->kernels())
-        if (other.name == k.name)
-          body = &other;
-      auto before = launchInterface(k), after = launchInterface(*body);
-      for (size_t i = 0; i < before.size(); ++i)
-        if (before[i] != after[i]) {
-          diags.error(v.range,
-                      what + " changes the " + before[i].first + " from '" +
-                          before[i].second + "' to '" + after[i].second + "'",
-                      "a variant's constants may change the kernel body and its grid; the "
-                      "parameter shapes are the kernel's (one manifest entry)");
-          ok = false;
-          break;
-        }
-      bodies[variantSymbol(k.name, v.name)] = body;
-      keep.push_back(std::move(spec));
-    }
-  return ok;
-}
 
 /// Keeps only the kernels named in `wanted` (all when empty); an unknown
 /// name is an error that lists the file's kernels.

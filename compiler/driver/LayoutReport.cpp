@@ -1,0 +1,111 @@
+//===- LayoutReport.cpp - megac --emit layouts ----------------------------===//
+#include "LayoutReport.h"
+#include "SourceLoc.h"
+
+#include "Tile/Analysis/RegisterEstimate.h"
+#include "Tile/IR/TileDialect.h"
+#include "Tile/Layout/SharedLayout.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <sstream>
+
+using namespace mlir;
+
+namespace megac {
+namespace {
+
+std::string printAttr(Attribute a) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  a.print(os);
+  return s;
+}
+
+// One line per conversion through shared memory: where, the buffer's
+// layout and the bank conflicts of its two sides.
+std::string describeSharedConversion(tile::ConvertLayoutOp op,
+                                     const layout::SharedLayout &shared,
+                                     unsigned warps) {
+  auto type = op.getType();
+  auto src = tile::tileLayoutOf(op.getSrc().getType()),
+       dst = tile::tileLayoutOf(type);
+  if (!src || !dst)
+    return "";
+  layout::Shape shape(type.getShape().begin(), type.getShape().end());
+  auto plan = layout::planSharedConversion(
+      *src, *dst, shape, warps, shared,
+      tile::sharedElementBytes(type.getElementType()));
+  std::ostringstream os;
+  std::string where = printAttr(sourceLoc(op.getLoc()));
+  if (auto file = dyn_cast<FileLineColLoc>(sourceLoc(op.getLoc())))
+    where = (file.getFilename().str() + ":" + std::to_string(file.getLine()) +
+             ":" + std::to_string(file.getColumn()));
+  os << "  convert at " << where << " through shared memory: "
+     << shared.str() << ", writes " << plan.write.ways << "-way, reads "
+     << plan.read.ways << "-way bank conflicts\n";
+  return os.str();
+}
+
+// --emit layouts: each kernel's distinct tile types after layout assignment,
+// and the shared-memory layout of each conversion through shared memory.
+} // namespace
+
+std::string describeLayouts(ModuleOp module, const TargetOutput &out,
+                            bool full) {
+  std::ostringstream os;
+  module.walk([&](func::FuncOp f) {
+    if (!f->hasAttr(tile::attr::kKernel))
+      return;
+    unsigned warps = unsigned(tile::getNumWarps(f));
+    auto cap = f->getAttrOfType<IntegerAttr>(tile::attr::kMaxNReg);
+    os << "kernel " << f.getName().str() << ": num_warps = " << warps << ", ~"
+       << out.registerEstimate.at(f.getName().str())
+       << " registers per thread for tiles (estimate), cap "
+       << (cap ? cap.getInt() : 255) << "\n";
+    llvm::SetVector<RankedTensorType> types;
+    f.walk([&](Operation *op) {
+      for (Type t : op->getResultTypes())
+        if (auto rt = dyn_cast<RankedTensorType>(t))
+          types.insert(rt);
+      for (Region &r : op->getRegions())
+        for (Block &b : r)
+          for (Type t : b.getArgumentTypes())
+            if (auto rt = dyn_cast<RankedTensorType>(t))
+              types.insert(rt);
+    });
+    for (RankedTensorType t : types) {
+      layout::Shape shape(t.getShape().begin(), t.getShape().end());
+      os << "  [";
+      for (size_t i = 0; i < shape.size(); ++i)
+        os << (i ? ", " : "") << shape[i];
+      std::string elem;
+      {
+        llvm::raw_string_ostream es(elem);
+        t.getElementType().print(es);
+      }
+      os << "] " << elem << "  ";
+      auto l = tile::tileLayoutOf(t);
+      if (!l) {
+        os << "(no layout)\n";
+        continue;
+      }
+      os << printAttr(t.getEncoding()) << "  " << l->numRegisters(shape)
+         << " registers per thread\n";
+      if (full) {
+        std::istringstream map(layout::describeOwnership(*l, shape, warps));
+        for (std::string line; std::getline(map, line);)
+          os << "    " << line << "\n";
+      }
+    }
+    f.walk([&](tile::ConvertLayoutOp op) {
+      if (auto shared = tile::sharedLayoutOf(op->getAttr(tile::attr::kShared)))
+        os << describeSharedConversion(op, *shared, warps);
+    });
+  });
+  return os.str();
+}
+
+} // namespace megac

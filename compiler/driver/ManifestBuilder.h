@@ -1,0 +1,27 @@
+//===- ManifestBuilder.h - The bundle's manifest of a module ----*- C++ -*-===//
+//
+// What the runtime needs to launch each kernel without the source: its
+// parameters (dtypes, shapes as expressions, alignment, divisibility), its
+// grid, and each variant's symbol, caps, condition, warps and grid.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "Compiler.h"
+
+#include "../irgen/IRGen.h"
+#include "frontend/AST.h"
+#include "megac/runtime/manifest.h"
+
+#include <map>
+#include <set>
+#include <string>
+
+namespace megac {
+
+void buildManifest(const fe::Module &mod, const CompileResult &result,
+                   const std::map<std::string, int64_t> &sharedBytes,
+                   const VariantBodies &bodies, const std::set<std::string> &offsets64,
+                   rt::Manifest &m);
+
+} // namespace megac
