@@ -7,9 +7,13 @@
 
 namespace megac::fe {
 
-static FoldResult ok(ConstValue v) { return {v, {}}; }
-static FoldResult fail(std::string why) {
-  return {std::nullopt, std::move(why)};
+static FoldResult ok(ConstValue v) { return {v, {}, {}}; }
+static FoldResult fail(std::string why, std::string hint = {}) {
+  return {std::nullopt, std::move(why), std::move(hint)};
+}
+
+static bool isLogical(BinaryOp op) {
+  return op == BinaryOp::LogicalAnd || op == BinaryOp::LogicalOr;
 }
 
 // The six comparisons, for integers and floats alike.
@@ -75,8 +79,8 @@ static FoldResult foldInt(BinaryOp op, int64_t a, int64_t b) {
   case BinaryOp::Ge:
     return ok(ConstValue::ofBool(compare(op, a, b)));
   default:
-    return fail(std::string("'") + binaryOpSpelling(op) +
-                "' does not apply to integers");
+    return fail(std::string("'") + binaryOpSpelling(op) + "' does not apply to integers",
+                isLogical(op) ? "compare first, e.g. x != 0" : "");
   }
 }
 
@@ -100,8 +104,8 @@ static FoldResult foldFloat(BinaryOp op, double a, double b) {
   case BinaryOp::Ge:
     return ok(ConstValue::ofBool(compare(op, a, b)));
   default:
-    return fail(std::string("'") + binaryOpSpelling(op) +
-                "' does not apply to floats");
+    return fail(std::string("'") + binaryOpSpelling(op) + "' does not apply to floats",
+                isLogical(op) ? "compare first, e.g. x != 0.0" : "");
   }
 }
 
@@ -146,7 +150,7 @@ FoldResult foldUnary(UnaryOp op, const ConstValue &a) {
   case UnaryOp::Not:
     if (a.isBool())
       return ok(ConstValue::ofBool(!a.b));
-    return fail("'!' applies to booleans (i1)");
+    return fail("'!' applies to booleans (i1)", "compare instead: x == 0");
   case UnaryOp::BitNot:
     if (a.isInt())
       return ok(ConstValue::ofInt(~a.i));

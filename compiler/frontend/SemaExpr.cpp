@@ -297,7 +297,7 @@ void Sema::checkUnary(ExprPtr &e) {
       (t.isScalar() && u->operand->constValue && u->op == UnaryOp::Not)) {
     FoldResult r = foldUnary(u->op, *u->operand->constValue);
     if (!r.value) {
-      error(e->range, r.error);
+      error(e->range, r.error, r.hint);
       return;
     }
     e = makeLiteral(e->range, *r.value,
@@ -364,7 +364,7 @@ void Sema::checkBinary(ExprPtr &e) {
   if (bothConst && ((lt.isUntyped() && rt.isUntyped()) || bothBoolScalars)) {
     FoldResult r = foldBinary(b->op, *b->lhs->constValue, *b->rhs->constValue);
     if (!r.value) {
-      error(b->opRange, r.error);
+      error(b->opRange, r.error, r.hint);
       return;
     }
     Type t = r.value->isBool()    ? Type::scalar(ScalarKind::I1)

@@ -32,8 +32,12 @@ TEST(DeclErrors, Constants) {
 TEST(DeclErrors, ConstantFolding) {
   expectError("const A = 1.5 & 2.0;\nkernel k() {}", "'&' does not apply to floats");
   expectError("const A = true + false;\nkernel k() {}", "'+' does not apply to booleans");
-  expectError("const A = 1 && 2;\nkernel k() {}", "'&&' does not apply to integers");
-  expectError("const A = !1;\nkernel k() {}", "'!' applies to booleans (i1)");
+  expectError("const A = 1 && 2;\nkernel k() {}", "'&&' does not apply to integers",
+              "compare first, e.g. x != 0");
+  expectKernelError("let a = 1.5 || 2.5;", "'||' does not apply to floats",
+                    "compare first, e.g. x != 0.0");
+  expectError("const A = !1;\nkernel k() {}", "'!' applies to booleans (i1)",
+              "compare instead: x == 0");
   expectError("const A = ~1.5;\nkernel k() {}", "'~' applies to integers");
   expectError("const A = cdiv(1.5, 2);\nkernel k() {}", "cdiv expects integers");
   expectError("const A = cdiv(4, 0);\nkernel k() {}", "cdiv by a non-positive constant");
