@@ -278,6 +278,9 @@ private:
           if (low < 0xDC00 || low >= 0xE000)
             fail("unpaired surrogate");
           code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00);
+        } else if (code >= 0xDC00 && code < 0xE000) {
+          // A low surrogate without its high one has no UTF-8 encoding.
+          fail("unpaired surrogate");
         }
         appendUtf8(out, code);
         break;

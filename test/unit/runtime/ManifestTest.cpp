@@ -177,6 +177,24 @@ TEST(Manifest, MalformedJsonSaysWhere) {
   EXPECT_NE(errorOf("").find("unexpected end of input"), std::string::npos);
 }
 
+// Every other way a manifest's JSON can be broken, each with its own message.
+TEST(Manifest, MalformedJsonNamesTheMistake) {
+  auto says = [](const std::string &json, const std::string &what) {
+    std::string msg = errorOf(json);
+    EXPECT_NE(msg.find(": " + what), std::string::npos) << json << " -> " << msg;
+  };
+  says(std::string(100, '[') + std::string(100, ']'), "nesting deeper than 64");
+  says("{\"a\": @}", "unexpected character '@'");
+  says("{\"a\": \"\\u12", "truncated \\u escape");
+  says("{\"a\": \"\\u12x4\"}", "bad \\u escape");
+  says("{\"a\": \"tab\there\"}", "control character in string");
+  says("{\"a\": \"\\ud800\"}", "unpaired surrogate");
+  says("{\"a\": \"\\udc00\"}", "unpaired surrogate"); // a low one alone: no UTF-8 for it
+  says("{\"a\": \"\\q\"}", "bad escape '\\q'");
+  says("{\"a\": 99999999999999999999}", "integer 99999999999999999999 out of range");
+  says("{\"a\": 1.2.3}", "bad number '1.2.3'");
+}
+
 TEST(Manifest, SchemaErrorsNameTheField) {
   std::string base = manifestToJson(test::sampleBundle().manifest);
   auto replaced = [&](const std::string &from, const std::string &to) {
