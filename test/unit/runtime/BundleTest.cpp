@@ -1,6 +1,7 @@
 //===- BundleTest.cpp - Bundle read/write, refusals, header embedding -----===//
 #include "TestManifests.h"
 
+#include "crc32.h"
 #include "megac/runtime/error.h"
 
 #include <gtest/gtest.h>
@@ -117,6 +118,38 @@ TEST(Bundle, RefusesACorruptedByteInEverySection) {
   EXPECT_NE(refusalOf(bad).find("section 2 CRC mismatch"), std::string::npos);
 }
 
+/// `bytes` with section `index`'s kind set to `kind` and the header CRC
+/// recomputed, so that the reader gets past the CRC to the kind checks.
+std::string withSectionKind(std::string bytes, size_t index, uint32_t kind) {
+  const size_t header = 16, entry = 24;
+  size_t count = size_t(uint8_t(bytes[12]));
+  putU32(bytes, header + entry * index, kind);
+  size_t tableEnd = header + entry * count;
+  putU32(bytes, tableEnd, megac::rt::crc32(bytes.data(), tableEnd));
+  return bytes;
+}
+
+TEST(Bundle, RefusesSectionsOfTheWrongKind) {
+  std::string bytes = writeBundle(test::sampleBundle());
+  EXPECT_EQ(refusalOf(withSectionKind(bytes, 1, 7)),
+            "megac: bundle k.mgb: section 1 has unknown kind 7");
+  EXPECT_EQ(refusalOf(withSectionKind(bytes, 0, 1)),
+            "megac: bundle k.mgb: section 0 must be the manifest");
+  EXPECT_EQ(refusalOf(withSectionKind(bytes, 2, 0)),
+            "megac: bundle k.mgb: section 2 is a second manifest");
+  // A byte of the table without the CRC recomputed: the header's CRC.
+  std::string bad = bytes;
+  bad[20] ^= 0x40;
+  EXPECT_NE(refusalOf(bad).find("k.mgb: corrupted: header CRC mismatch (stored "),
+            std::string::npos);
+}
+
+TEST(Bundle, RefusesToWriteWhereItCannot) {
+  std::string msg = refusal(
+      [] { writeBundleFile(test::sampleBundle(), "/nonexistent-dir/k.mgb"); });
+  EXPECT_EQ(msg, "megac: bundle /nonexistent-dir/k.mgb: cannot write: No such file or directory");
+}
+
 TEST(Bundle, RefusesAnImageThatNamesAMissingSection) {
   Bundle b = test::sampleBundle();
   b.manifest.images[1].section = 5;
@@ -148,7 +181,8 @@ TEST(Bundle, CppHeaderEmbedsTheBytes) {
             std::string::npos)
       << header;
   EXPECT_NE(header.find("const size_t my_module_size = 6;"), std::string::npos);
-  EXPECT_THROW(bundleToCppHeader(bytes, "9lives"), BundleError);
+  EXPECT_EQ(refusal([&] { bundleToCppHeader(bytes, "9lives"); }),
+            "megac: cannot embed bundle as '9lives': not a C identifier");
   EXPECT_THROW(bundleToCppHeader(bytes, "a-b"), BundleError);
 }
 

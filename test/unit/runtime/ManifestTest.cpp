@@ -222,6 +222,12 @@ TEST(Manifest, SchemaErrorsNameTheField) {
   EXPECT_EQ(errorOf(replaced("\"when\": \"\"", "\"when\": \"\", \"num_warps\": 64")),
             "megac: m.json: manifest kernels[0].variants[0].num_warps: at most 32 "
             "(1024 threads), found 64");
+  EXPECT_EQ(errorOf(replaced("\"dtype\": \"i32\"", "\"dtype\": \"f8e4m3\"")),
+            "megac: m.json: manifest kernels[0].params[3].dtype: dtype 'f8e4m3' cannot be passed "
+            "by value");
+  EXPECT_EQ(errorOf(replaced("\"multiple_of\": 16", "\"multiple_of\": \"16\"")),
+            "megac: m.json: manifest kernels[0].params[3].multiple_of: expected an integer, "
+            "found a string");
   EXPECT_EQ(errorOf(replaced("\"module\": \"vector_add\"", "\"module\": 3")),
             "megac: m.json: manifest module: expected a string, found a "
             "number");

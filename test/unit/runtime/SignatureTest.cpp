@@ -405,6 +405,17 @@ TEST(Signature, BadExpressionsAreRefusedAtLoad) {
   EXPECT_THROW(KernelSignature{k}, ManifestError);
 }
 
+TEST(Signature, RefusesTwoParametersOfOneName) {
+  KernelInfo k = test::vectorAddKernel();
+  k.params[1].name = "x";
+  try {
+    KernelSignature sig(k);
+    FAIL() << "accepted";
+  } catch (const ManifestError &e) {
+    EXPECT_STREQ(e.what(), "megac: kernel 'vector_add': params: two parameters are named 'x'");
+  }
+}
+
 TEST(Signature, DivisionByZeroNamesTheKernel) {
   KernelInfo k = test::vectorAddKernel();
   k.grid[0] = "1024 / n";
