@@ -7,13 +7,9 @@
 
 namespace megac::fe {
 
-static FoldResult ok(ConstValue v) { return {v, {}, {}}; }
-static FoldResult fail(std::string why, std::string hint = {}) {
-  return {std::nullopt, std::move(why), std::move(hint)};
-}
-
-static bool isLogical(BinaryOp op) {
-  return op == BinaryOp::LogicalAnd || op == BinaryOp::LogicalOr;
+static FoldResult ok(ConstValue v) { return {v, {}}; }
+static FoldResult fail(std::string why) {
+  return {std::nullopt, std::move(why)};
 }
 
 // The six comparisons, for integers and floats alike.
@@ -79,8 +75,8 @@ static FoldResult foldInt(BinaryOp op, int64_t a, int64_t b) {
   case BinaryOp::Ge:
     return ok(ConstValue::ofBool(compare(op, a, b)));
   default:
-    return fail(std::string("'") + binaryOpSpelling(op) + "' does not apply to integers",
-                isLogical(op) ? "compare first, e.g. x != 0" : "");
+    return fail(std::string("'") + binaryOpSpelling(op) +
+                "' does not apply to integers");
   }
 }
 
@@ -104,8 +100,8 @@ static FoldResult foldFloat(BinaryOp op, double a, double b) {
   case BinaryOp::Ge:
     return ok(ConstValue::ofBool(compare(op, a, b)));
   default:
-    return fail(std::string("'") + binaryOpSpelling(op) + "' does not apply to floats",
-                isLogical(op) ? "compare first, e.g. x != 0.0" : "");
+    return fail(std::string("'") + binaryOpSpelling(op) +
+                "' does not apply to floats");
   }
 }
 
@@ -150,7 +146,7 @@ FoldResult foldUnary(UnaryOp op, const ConstValue &a) {
   case UnaryOp::Not:
     if (a.isBool())
       return ok(ConstValue::ofBool(!a.b));
-    return fail("'!' applies to booleans (i1)", "compare instead: x == 0");
+    return fail("'!' applies to booleans (i1)");
   case UnaryOp::BitNot:
     if (a.isInt())
       return ok(ConstValue::ofInt(~a.i));

@@ -18,7 +18,6 @@ namespace megac::fe {
 struct FoldResult {
   std::optional<ConstValue> value;
   std::string error;
-  std::string hint; // with `error`, where a rewrite is obvious
 };
 
 FoldResult foldBinary(BinaryOp op, const ConstValue &a, const ConstValue &b);

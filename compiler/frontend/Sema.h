@@ -129,6 +129,10 @@ private:
   void broadcastTo(ExprPtr &e, const std::vector<int64_t> &shape);
   bool checkTileShape(SourceRange r, const std::vector<int64_t> &shape);
   bool requireArithmetic(const ExprPtr &e, const std::string &what);
+  /// Whether the operand element class `t` suits `b`'s operator (i1 for
+  /// && and ||, integers for bitwise ops and shifts, numbers otherwise);
+  /// checked before constant folding too, so constants read as values do.
+  bool checkOperandClass(const BinaryExpr &b, const Type &t, const std::string &op);
   ExprPtr makeLiteral(SourceRange r, const ConstValue &v, const Type &t);
   std::optional<int64_t> constInt(ExprPtr &e, const char *what);
 

@@ -510,7 +510,7 @@ void Sema::checkCdiv(CallExpr &c) {
   if (a->type.isUntyped() && b->type.isUntyped()) {
     FoldResult r = foldCdiv(*a->constValue, *b->constValue);
     if (!r.value) {
-      error(c.range, r.error, r.hint);
+      error(c.range, r.error);
       return;
     }
     c.constValue = r.value;

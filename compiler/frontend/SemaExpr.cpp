@@ -293,22 +293,13 @@ void Sema::checkUnary(ExprPtr &e) {
   const Type &t = u->operand->type;
   if (t.isInvalid())
     return;
-  if (t.isUntyped() ||
-      (t.isScalar() && u->operand->constValue && u->op == UnaryOp::Not)) {
-    FoldResult r = foldUnary(u->op, *u->operand->constValue);
-    if (!r.value) {
-      error(e->range, r.error, r.hint);
-      return;
-    }
-    e = makeLiteral(e->range, *r.value,
-                    r.value->isBool() ? Type::scalar(ScalarKind::I1) : t);
-    return;
-  }
   std::string op = std::string("'") + unaryOpSpelling(u->op) + "'";
   if (t.isVoid()) {
     error(u->operand->range, "this call has no value");
     return;
   }
+  // The operand's class first, so that a constant operand gets the message
+  // a value would.
   switch (u->op) {
   case UnaryOp::Neg:
     if (!requireArithmetic(u->operand, op))
@@ -328,6 +319,17 @@ void Sema::checkUnary(ExprPtr &e) {
     }
     break;
   }
+  if (t.isUntyped() ||
+      (t.isScalar() && u->operand->constValue && u->op == UnaryOp::Not)) {
+    FoldResult r = foldUnary(u->op, *u->operand->constValue);
+    if (!r.value) {
+      error(e->range, r.error);
+      return;
+    }
+    e = makeLiteral(e->range, *r.value,
+                    r.value->isBool() ? Type::scalar(ScalarKind::I1) : t);
+    return;
+  }
   e->type = t;
 }
 
@@ -341,6 +343,24 @@ static bool isBitwise(BinaryOp op) {
 }
 static bool isShift(BinaryOp op) {
   return op == BinaryOp::Shl || op == BinaryOp::Shr;
+}
+
+bool Sema::checkOperandClass(const BinaryExpr &b, const Type &t, const std::string &op) {
+  if (isLogical(b.op)) {
+    if (t.isBoolLike())
+      return true;
+    error(b.opRange, op + " expects i1 operands, got " + t.str(), "compare first, e.g. x != 0");
+    return false;
+  }
+  if (isBitwise(b.op) || isShift(b.op)) {
+    if (t.isIntLike() || (t.isBoolLike() && isBitwise(b.op)))
+      return true;
+    error(b.opRange, op + " expects integers, got " + t.str());
+    return false;
+  }
+  if (t.isBoolLike() && (b.op == BinaryOp::Eq || b.op == BinaryOp::Ne))
+    return true;
+  return requireArithmetic(b.lhs, op);
 }
 
 void Sema::checkBinary(ExprPtr &e) {
@@ -362,9 +382,14 @@ void Sema::checkBinary(ExprPtr &e) {
   bool bothBoolScalars =
       lt.isScalar() && rt.isScalar() && lt.isBoolLike() && rt.isBoolLike();
   if (bothConst && ((lt.isUntyped() && rt.isUntyped()) || bothBoolScalars)) {
+    Type joined = bothBoolScalars                         ? lt
+                  : lt.isFloatLike() || rt.isFloatLike() ? Type::untypedFloat()
+                                                          : Type::untypedInt();
+    if (!checkOperandClass(*b, joined, op))
+      return;
     FoldResult r = foldBinary(b->op, *b->lhs->constValue, *b->rhs->constValue);
     if (!r.value) {
-      error(b->opRange, r.error, r.hint);
+      error(b->opRange, r.error);
       return;
     }
     Type t = r.value->isBool()    ? Type::scalar(ScalarKind::I1)
@@ -416,22 +441,9 @@ void Sema::checkBinary(ExprPtr &e) {
   if (!unifyElements(b->lhs, b->rhs, op, b->opRange))
     return;
   const Type &t = b->lhs->type; // both sides now share the element type
-  if (isLogical(b->op)) {
-    if (!t.isBoolLike()) {
-      error(b->opRange, op + " expects i1 operands, got " + t.str(),
-            "compare first, e.g. x != 0");
-      return;
-    }
-  } else if (isBitwise(b->op)) {
-    if (!t.isBoolLike() && !t.isIntLike()) {
-      error(b->opRange, op + " expects integers, got " + t.str());
-      return;
-    }
-  } else if (isShift(b->op)) {
-    if (!t.isIntLike()) {
-      error(b->opRange, op + " expects integers, got " + t.str());
-      return;
-    }
+  if (!checkOperandClass(*b, t, op))
+    return;
+  if (isShift(b->op)) {
     // A constant amount at or past the width is undefined in LLVM (and was
     // folded to garbage): refused where it is written.
     unsigned width = bitWidth(t.elem.scalar);
@@ -449,10 +461,6 @@ void Sema::checkBinary(ExprPtr &e) {
     // Undefined in LLVM (and folded to garbage): refused where it is written.
     error(b->rhs->range, "integer division by zero", "divide by a nonzero constant");
     return;
-  } else if (!(t.isBoolLike() &&
-               (b->op == BinaryOp::Eq || b->op == BinaryOp::Ne))) {
-    if (!requireArithmetic(b->lhs, op))
-      return;
   }
   broadcastTo(b->lhs, shape);
   broadcastTo(b->rhs, shape);

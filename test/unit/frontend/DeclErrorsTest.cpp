@@ -28,17 +28,23 @@ TEST(DeclErrors, Constants) {
               "-D BLOK: no constant or compile-time parameter has this name", "", {{"BLOK", "1"}});
 }
 
-// Constant folding names the operator and the operand kind it does not take.
-TEST(DeclErrors, ConstantFolding) {
-  expectError("const A = 1.5 & 2.0;\nkernel k() {}", "'&' does not apply to floats");
-  expectError("const A = true + false;\nkernel k() {}", "'+' does not apply to booleans");
-  expectError("const A = 1 && 2;\nkernel k() {}", "'&&' does not apply to integers",
+// An operator on constants is refused with the message (and hint) it gets
+// on values, before any folding.
+TEST(DeclErrors, OperatorsOnConstants) {
+  expectError("const A = 1.5 & 2.0;\nkernel k() {}", "'&' expects integers, got untyped float");
+  expectError("const A = 1.5 << 2;\nkernel k() {}", "'<<' expects integers, got untyped float");
+  expectError("const A = true + false;\nkernel k() {}", "'+' expects numbers, got i1");
+  expectError("const A = true < false;\nkernel k() {}", "'<' expects numbers, got i1");
+  expectError("const A = 1 && 2;\nkernel k() {}", "'&&' expects i1 operands, got untyped int",
               "compare first, e.g. x != 0");
-  expectKernelError("let a = 1.5 || 2.5;", "'||' does not apply to floats",
-                    "compare first, e.g. x != 0.0");
-  expectError("const A = !1;\nkernel k() {}", "'!' applies to booleans (i1)",
+  expectKernelError("let a = 1.5 || 2.5;", "'||' expects i1 operands, got untyped float",
+                    "compare first, e.g. x != 0");
+  expectError("const A = !1;\nkernel k() {}", "'!' expects i1, got untyped int",
               "compare instead: x == 0");
-  expectError("const A = ~1.5;\nkernel k() {}", "'~' applies to integers");
+  expectError("const A = ~1.5;\nkernel k() {}", "'~' expects integers, got untyped float");
+  // What does fold keeps its value.
+  expectError("const A = (true && !false) == true;\nconst B: i32 = A;\nkernel k() {}",
+              "'B' is declared i32 but its value is true");
   expectError("const A = cdiv(1.5, 2);\nkernel k() {}", "cdiv expects integers");
   expectError("const A = cdiv(4, 0);\nkernel k() {}", "cdiv by a non-positive constant");
 }
