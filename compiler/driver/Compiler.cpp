@@ -118,8 +118,7 @@ bool selectKernels(fe::Module &mod, const std::vector<std::string> &wanted,
     known += (known.empty() ? "" : ", ") + k.name;
   bool ok = true;
   for (const std::string &name : wanted)
-    if (std::none_of(mod.kernels().begin(), mod.kernels().end(),
-                     [&](const fe::KernelDecl &k) { return k.name == name; })) {
+    if (!mod.findKernel(name)) {
       diags.error({}, "no kernel '" + name + "' in this file", "its kernels: " + known);
       ok = false;
     }

@@ -49,10 +49,10 @@ std::string describeSharedConversion(tile::ConvertLayoutOp op,
   return os.str();
 }
 
-// --emit layouts: each kernel's distinct tile types after layout assignment,
-// and the shared-memory layout of each conversion through shared memory.
 } // namespace
 
+// --emit layouts: each kernel's distinct tile types after layout assignment,
+// and the shared-memory layout of each conversion through shared memory.
 std::string describeLayouts(ModuleOp module, const TargetOutput &out,
                             bool full) {
   std::ostringstream os;

@@ -54,10 +54,7 @@ bool specializeVariants(const fe::Module &mod, const std::string &path,
         ok = false;
         continue;
       }
-      const fe::KernelDecl *body = nullptr;
-      for (const fe::KernelDecl &other : spec->kernels())
-        if (other.name == k.name)
-          body = &other;
+      const fe::KernelDecl *body = spec->findKernel(k.name);
       auto before = launchInterface(k), after = launchInterface(*body);
       for (size_t i = 0; i < before.size(); ++i)
         if (before[i] != after[i]) {
