@@ -197,43 +197,39 @@ TEST(Manifest, MalformedJsonNamesTheMistake) {
 
 TEST(Manifest, SchemaErrorsNameTheField) {
   std::string base = manifestToJson(test::sampleBundle().manifest);
-  auto replaced = [&](const std::string &from, const std::string &to) {
-    std::string s = base;
-    size_t at = s.find(from);
-    EXPECT_NE(at, std::string::npos) << from;
-    return s.replace(at, from.size(), to);
+  // One field of the sample manifest's JSON rewritten, and the refusal it gets.
+  struct Case {
+    const char *from, *to, *message;
   };
-  EXPECT_EQ(errorOf(replaced("\"dtype\": \"f32\"", "\"dtype\": \"f33\"")),
-            "megac: m.json: manifest kernels[0].params[0].dtype: unknown dtype "
-            "'f33'");
-  EXPECT_EQ(errorOf(replaced("\"kind\": \"tensor\"", "\"kind\": \"tensr\"")),
-            "megac: m.json: manifest kernels[0].params[0].kind: unknown kind "
-            "'tensr' (expected tensor or scalar)");
-  EXPECT_EQ(errorOf(replaced("\"align\": 16", "\"align\": 12")),
-            "megac: m.json: manifest kernels[0].params[0].align: must be a "
-            "power of two, found 12");
-  EXPECT_EQ(errorOf(replaced("\"grid\": [\"cdiv(n, 1024)\", \"1\", \"1\"]",
-                             "\"grid\": [\"1\"]")),
-            "megac: m.json: manifest kernels[0].grid: expected 3 expressions, "
-            "found 1");
-  EXPECT_EQ(errorOf(replaced("\"when\": \"\"", "\"when\": \"\", \"grid\": [\"1\", \"1\"]")),
-            "megac: m.json: manifest kernels[0].variants[0].grid: expected 3 "
-            "expressions, found 2");
-  EXPECT_EQ(errorOf(replaced("\"when\": \"\"", "\"when\": \"\", \"num_warps\": 64")),
-            "megac: m.json: manifest kernels[0].variants[0].num_warps: at most 32 "
-            "(1024 threads), found 64");
-  EXPECT_EQ(errorOf(replaced("\"dtype\": \"i32\"", "\"dtype\": \"f8e4m3\"")),
-            "megac: m.json: manifest kernels[0].params[3].dtype: dtype 'f8e4m3' cannot be passed "
-            "by value");
-  EXPECT_EQ(errorOf(replaced("\"multiple_of\": 16", "\"multiple_of\": \"16\"")),
-            "megac: m.json: manifest kernels[0].params[3].multiple_of: expected an integer, "
-            "found a string");
-  EXPECT_EQ(errorOf(replaced("\"module\": \"vector_add\"", "\"module\": 3")),
-            "megac: m.json: manifest module: expected a string, found a "
-            "number");
-  EXPECT_EQ(errorOf(replaced("\"kind\": \"ptx\"", "\"kind\": \"elf\"")),
-            "megac: m.json: manifest images[0].kind: unknown image kind 'elf' "
-            "(expected ptx or cubin)");
+  const Case cases[] = {
+      {"\"dtype\": \"f32\"", "\"dtype\": \"f33\"",
+       "kernels[0].params[0].dtype: unknown dtype 'f33'"},
+      {"\"kind\": \"tensor\"", "\"kind\": \"tensr\"",
+       "kernels[0].params[0].kind: unknown kind 'tensr' (expected tensor or scalar)"},
+      {"\"align\": 16", "\"align\": 12",
+       "kernels[0].params[0].align: must be a power of two, found 12"},
+      {"\"grid\": [\"cdiv(n, 1024)\", \"1\", \"1\"]", "\"grid\": [\"1\"]",
+       "kernels[0].grid: expected 3 expressions, found 1"},
+      {"\"when\": \"\"", "\"when\": \"\", \"grid\": [\"1\", \"1\"]",
+       "kernels[0].variants[0].grid: expected 3 expressions, found 2"},
+      {"\"when\": \"\"", "\"when\": \"\", \"num_warps\": 64",
+       "kernels[0].variants[0].num_warps: at most 32 (1024 threads), found 64"},
+      {"\"dtype\": \"i32\"", "\"dtype\": \"f8e4m3\"",
+       "kernels[0].params[3].dtype: dtype 'f8e4m3' cannot be passed by value"},
+      {"\"multiple_of\": 16", "\"multiple_of\": \"16\"",
+       "kernels[0].params[3].multiple_of: expected an integer, found a string"},
+      {"\"module\": \"vector_add\"", "\"module\": 3",
+       "module: expected a string, found a number"},
+      {"\"kind\": \"ptx\"", "\"kind\": \"elf\"",
+       "images[0].kind: unknown image kind 'elf' (expected ptx or cubin)"},
+  };
+  for (const Case &c : cases) {
+    std::string json = base;
+    size_t at = json.find(c.from);
+    ASSERT_NE(at, std::string::npos) << c.from;
+    json.replace(at, std::string(c.from).size(), c.to);
+    EXPECT_EQ(errorOf(json), std::string("megac: m.json: manifest ") + c.message) << c.to;
+  }
   EXPECT_EQ(errorOf("{\"format_version\": 1}"),
             "megac: m.json: manifest module: missing");
   EXPECT_EQ(errorOf("[]"),

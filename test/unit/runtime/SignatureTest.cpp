@@ -152,17 +152,12 @@ TEST(Signature, RefusesNegativeDimensions) {
 }
 
 TEST(Signature, RefusesTooManyDimensions) {
-  EXPECT_THROW(
-      {
-        try {
-          Arg::tensor(kPtr, DType::f32, {1, 1, 1, 1, 1, 1, 1});
-        } catch (const ArgError &e) {
-          EXPECT_STREQ(e.what(), "megac: a tensor argument has 7 dimensions; at most 6 are "
-                                 "supported");
-          throw;
-        }
-      },
-      ArgError);
+  try {
+    Arg::tensor(kPtr, DType::f32, {1, 1, 1, 1, 1, 1, 1});
+    FAIL() << "accepted";
+  } catch (const ArgError &e) {
+    EXPECT_STREQ(e.what(), "megac: a tensor argument has 7 dimensions; at most 6 are supported");
+  }
   EXPECT_THROW(Arg::tensor(kPtr, DType::f32, {4, 4}, {4}), ArgError);
 }
 
