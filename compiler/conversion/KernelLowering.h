@@ -2,7 +2,8 @@
 //
 // The lowering's state and its helpers, shared by its translation units, one
 // op family each: TileToLLVM.cpp (the kernel, the op dispatch, elementwise
-// ops and math, memory, control flow, the pass), ReduceLowering.cpp,
+// ops and math, control flow, the pass), MemoryLowering.cpp (loads, stores,
+// atomics), ReduceLowering.cpp,
 // LayoutLowering.cpp (layout conversions, reshapes), DivisionLowering.cpp
 // (f32 division), QuantLowering.cpp (FP8/FP4/E8M0 conversions) and
 // DotLowering.cpp (tile.dot: its operands in shared memory, copies, prefetch
