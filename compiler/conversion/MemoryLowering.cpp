@@ -25,8 +25,7 @@ LogicalResult KernelLowering::lowerLoad(LoadOp op) {
   int64_t n = isTile ? numRegsOf(op.getPtr()) : 1;
   if (isTile && failed(distOf(op, cast<RankedTensorType>(op.getType()))))
     return failure();
-  AccessPlan plan = planAccess(axisInfo, op, op.getPtr(), op.getMask(),
-                               op.getType(), bytes);
+  AccessPlan plan = planAccess(axisInfo, op, op.getPtr(), op.getMask(), op.getType(), bytes);
   int64_t width = plan.width;
   auto otherOf = [&](int64_t r) -> Value {
     return op.getOther() ? reg(op.getOther(), r) : constantLike(stor, 0);
@@ -47,8 +46,8 @@ LogicalResult KernelLowering::lowerLoad(LoadOp op) {
     auto branch = scf::IfOp::create(b, loc, TypeRange{stor}, reg(op.getMask(), r), true);
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(branch.thenBlock());
-    scf::YieldOp::create(b, 
-        loc, LLVM::LoadOp::create(b, loc, stor, reg(op.getPtr(), r), bytes).getResult());
+    scf::YieldOp::create(
+        b, loc, LLVM::LoadOp::create(b, loc, stor, reg(op.getPtr(), r), bytes).getResult());
     b.setInsertionPointToStart(branch.elseBlock());
     scf::YieldOp::create(b, loc, other);
     return branch.getResult(0);
@@ -84,9 +83,9 @@ LogicalResult KernelLowering::lowerLoad(LoadOp op) {
       auto branch = scf::IfOp::create(b, loc, TypeRange{vecType}, all, true);
       OpBuilder::InsertionGuard g(b);
       b.setInsertionPointToStart(branch.thenBlock());
-      scf::YieldOp::create(b, 
-          loc, LLVM::LoadOp::create(b, loc, vecType, reg(op.getPtr(), r), width * bytes)
-                   .getResult());
+      scf::YieldOp::create(
+          b, loc,
+          LLVM::LoadOp::create(b, loc, vecType, reg(op.getPtr(), r), width * bytes).getResult());
       b.setInsertionPointToStart(branch.elseBlock());
       SmallVector<Value> elems;
       for (int64_t k = 0; k < width; ++k)
@@ -109,8 +108,8 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
   FailureOr<Dist> dist = failure();
   if (isTile && failed(dist = distOf(op, cast<RankedTensorType>(op.getValue().getType()))))
     return failure();
-  AccessPlan plan = planAccess(axisInfo, op, op.getPtr(), op.getMask(),
-                               op.getValue().getType(), bytes);
+  AccessPlan plan =
+      planAccess(axisInfo, op, op.getPtr(), op.getMask(), op.getValue().getType(), bytes);
   int64_t width = plan.width;
   // Only one thread stores each element: a layout with more threads than
   // the tile needs holds replicas of it, and a scalar is every thread's. Were
@@ -150,9 +149,7 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
         ptx::storeNarrow(b, loc, ptr, maskOf(r), reg(op.getValue(), r));
         continue;
       }
-      guarded(maskOf(r), [&] {
-        LLVM::StoreOp::create(b, loc, reg(op.getValue(), r), ptr, bytes);
-      });
+      guarded(maskOf(r), [&] { LLVM::StoreOp::create(b, loc, reg(op.getValue(), r), ptr, bytes); });
       continue;
     }
     Value v = storedVector(op, r, width);
@@ -172,7 +169,8 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
         maskOf, r, width, [&] { LLVM::StoreOp::create(b, loc, v, ptr, width * bytes); },
         [&](int64_t k) {
           guarded(maskOf(r + k), [&] {
-            LLVM::StoreOp::create(b, loc, reg(op.getValue(), r + k), reg(op.getPtr(), r + k), bytes);
+            LLVM::StoreOp::create(b, loc, reg(op.getValue(), r + k), reg(op.getPtr(), r + k),
+                                  bytes);
           });
         });
   }
@@ -193,8 +191,8 @@ Value KernelLowering::storedVector(StoreOp op, int64_t r, int64_t width) {
 
 // A run of `width` values whose mask is not uniform: stored `whole` when all
 // its lanes are on, else element by element (`element(k)` for each).
-void KernelLowering::storeRunEitherWay(function_ref<Value(int64_t)> maskOf, int64_t r, int64_t width,
-                                       function_ref<void()> whole,
+void KernelLowering::storeRunEitherWay(function_ref<Value(int64_t)> maskOf, int64_t r,
+                                       int64_t width, function_ref<void()> whole,
                                        function_ref<void(int64_t)> element) {
   Value all = maskOf(r);
   for (int64_t k = 1; k < width; ++k)
@@ -215,8 +213,7 @@ void KernelLowering::storeRunEitherWay(function_ref<Value(int64_t)> maskOf, int6
 // vector store when all its lanes are on, else element by element (a plain
 // store's branch).
 void KernelLowering::lowerStreamingStore(StoreOp op, int64_t n, int64_t width, int64_t bytes,
-                                         bool perElement,
-                                         function_ref<Value(int64_t)> maskOf) {
+                                         bool perElement, function_ref<Value(int64_t)> maskOf) {
   auto streamed = [&](Value ptr, Value pred, Value v, int64_t size) {
     if (size <= 2)
       ptx::storeNarrow(b, loc, ptr, pred, v, ".cs");
@@ -263,13 +260,11 @@ LogicalResult KernelLowering::lowerAtomic(AtomicRMWOp op) {
     // Replicas must not add twice: only the owner thread performs the RMW.
     Value pred = owners.empty() ? Value() : owners[r];
     if (op.getMask())
-      pred = pred ? arith::AndIOp::create(b, loc, pred, reg(op.getMask(), r))
-                        .getResult()
+      pred = pred ? arith::AndIOp::create(b, loc, pred, reg(op.getMask(), r)).getResult()
                   : reg(op.getMask(), r);
     auto emit = [&](OpBuilder &ib) -> Value {
-      return LLVM::AtomicRMWOp::create(ib, loc, kind, reg(op.getPtr(), r),
-                                          reg(op.getValue(), r),
-                                          LLVM::AtomicOrdering::monotonic);
+      return LLVM::AtomicRMWOp::create(ib, loc, kind, reg(op.getPtr(), r), reg(op.getValue(), r),
+                                       LLVM::AtomicOrdering::monotonic);
     };
     if (!pred) {
       out.push_back(emit(b));
