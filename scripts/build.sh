@@ -15,9 +15,9 @@ done
 # The GPU test of early launch (test/gpu/run_early_launch.py) runs these.
 "$build/compiler/tools/megac" "$root/test/gpu/early_launch.mega" -o "$root/out/bundles/early_launch.mgb"
 # The exhaustive checks of silu's and sigmoid's divisions (scripts/gpu-final.sh), the test of in-place
-# updates through replicated layouts (test/gpu/run_replicas.py) and that of streaming stores
-# (test/gpu/run_streaming.py) run these.
-for check in logistic_all fast_logistic_all replicas streaming; do
+# updates through replicated layouts (test/gpu/run_replicas.py), that of streaming stores
+# (test/gpu/run_streaming.py) and that of the language's semantics (test/gpu/run_semantics.py) run these.
+for check in logistic_all fast_logistic_all replicas streaming semantics; do
   "$build/compiler/tools/megac" "$root/test/gpu/$check.mega" --target sm_90a -o "$root/out/bundles/$check.mgb"
 done
 "$build/compiler/tools/megac" "$root"/kernels-dsl/*.mega --emit report

@@ -8,6 +8,10 @@
                                order it asks) is skipped if every PTX stays byte-identical with the runs skipped
                                so far plus it, on the first target; the result is then checked on every target
                                and written to compiler/codegen/PassSkipList.inc (rebuild megac after)
+  find_pass_skips.py --prune   after a new kernel made --check fail: the same search over the built-in list's runs
+                               only, comparing only the sources whose PTX the list changes (minutes, where the
+                               whole search takes hours on two cores); then the same check of every source on
+                               every target before the list is written
 """
 import argparse
 import concurrent.futures
@@ -40,8 +44,8 @@ def ptx(megac, src, target, skips):
     return r.stdout
 
 
-def all_ptx(megac, targets, skips, pool):
-    jobs = {(s, t): pool.submit(ptx, megac, s, t, skips) for s in sources() for t in targets}
+def all_ptx(megac, targets, skips, pool, files=None):
+    jobs = {(s, t): pool.submit(ptx, megac, s, t, skips) for s in (files or sources()) for t in targets}
     return {k: job.result() for k, job in jobs.items()}
 
 
@@ -74,14 +78,28 @@ def check(megac, pool):
     return 1 if bad else 0
 
 
-def search(megac, pool):
-    base = all_ptx(megac, TARGETS[:1], "none", pool)
+def builtin_runs():
+    with open(LIST) as f:
+        return {json.loads(line.rstrip().rstrip(",")) for line in f if line.startswith('"')}
+
+
+def search(megac, pool, prune=False):
+    files = sources()
+    if prune:
+        # the sources whose PTX the built-in list changes, on any target
+        full = all_ptx(megac, TARGETS, "none", pool)
+        files = sorted({s for (s, t), text in all_ptx(megac, TARGETS, None, pool).items() if text != full[(s, t)]})
+        print("sources the built-in list changes: " + ", ".join(os.path.relpath(s, ROOT) for s in files))
+    base = all_ptx(megac, TARGETS[:1], "none", pool, files)
     runs = [r for r in pass_runs(megac, TARGETS[0]) if r.split(":")[1] != "nvptx-isel"]
+    if prune:
+        keep = builtin_runs()
+        runs = [r for r in runs if r in keep]
     print(f"{len(runs)} pass runs to try", flush=True)
     skips = []
     for run in runs:
         t = time.time()
-        same = all_ptx(megac, TARGETS[:1], ",".join(skips + [run]), pool) == base
+        same = all_ptx(megac, TARGETS[:1], ",".join(skips + [run]), pool, files) == base
         if same:
             skips.append(run)
         print(f"{'skip' if same else 'keep'} {run} ({time.time() - t:.1f} s)", flush=True)
@@ -103,10 +121,11 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--megac", default=os.path.join(ROOT, "build/compiler/tools/megac"))
     p.add_argument("--check", action="store_true", help="compare the built-in skips with the full pipelines")
+    p.add_argument("--prune", action="store_true", help="search the built-in list's runs only (after a new kernel)")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     a = p.parse_args()
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
-        return check(a.megac, pool) if a.check else search(a.megac, pool)
+        return check(a.megac, pool) if a.check else search(a.megac, pool, a.prune)
 
 
 if __name__ == "__main__":

@@ -27,6 +27,9 @@ PYTHONPATH=build-gpu/python python3 test/gpu/run_replicas.py --bundle out/bundle
 echo "== streaming stores"
 PYTHONPATH=build-gpu/python python3 test/gpu/run_streaming.py --bundle out/bundles/streaming.mgb \
   --out "$out" 2>&1 | tee "$out/streaming.log" | tail -11
+echo "== language semantics"
+PYTHONPATH=build-gpu/python python3 test/gpu/run_semantics.py --bundle out/bundles/semantics.mgb \
+  --out "$out" 2>&1 | tee "$out/semantics.log" | tail -14
 echo "== kernels"
 PYTHONPATH=build-gpu/python PYTHONUNBUFFERED=1 python3 test/gpu/run_gpu_tests.py \
   --bundles out/bundles --out "$out" ${kernels:+--kernels "$kernels"} 2>&1 | tee "$out/gpu_tests.log" | tail -40

@@ -27,7 +27,7 @@ case "${1:-}" in
   echo "== pytest"
   MEGAC_BUNDLES=out/bundles MEGAC_PYTHON_BUILD=build-gpu/python python3 -m pytest -q \
     python/tests/test_kernels_gpu.py python/tests/test_early_launch_gpu.py python/tests/test_replicas_gpu.py \
-    python/tests/test_streaming_gpu.py > "$work/pytest.txt" 2>&1
+    python/tests/test_streaming_gpu.py python/tests/test_semantics_gpu.py > "$work/pytest.txt" 2>&1
   tail -2 "$work/pytest.txt"
   tar czf "$final/session_part1.tgz" -C "$work" . ;;
 2)

@@ -14,7 +14,8 @@
 // target, found one run at a time by scripts/find_pass_skips.py; the test
 // `pass_skips_identity` compiles all of them with and without the list and
 // fails if any PTX differs (a new kernel, or another LLVM), which is when
-// the script is run again. Environment, for that script:
+// the script is run again (`--prune`, after a new kernel: minutes).
+// Environment, for that script:
 //   MEGAC_PASS_SKIPS  "none": the full pipelines; else a comma-separated
 //                     list of keys instead of the built-in one
 //   MEGAC_PASS_LOG    a file that every pass run's key is appended to

@@ -1,0 +1,350 @@
+#!/usr/bin/env python3
+"""The language's semantics on the GPU (test/gpu/semantics.mega): each kernel runs on fresh random inputs (a new
+seed each run, printed and saved) and every output element is compared with a NumPy reference: exactly for integer
+results, casts, reductions of small integers, shapes, loops, atomics and bitcasts; within a tolerance scaled by the
+terms' magnitudes for f32 and f64 math and the f16 matrix products. Each kernel runs twice, its outputs poisoned with
+two byte patterns first, and both runs must match: an element no thread wrote keeps a pattern and fails one of them.
+
+    PYTHONPATH=build-gpu/python python3 test/gpu/run_semantics.py --bundle out/bundles/semantics.mgb [--out DIR]
+Exit status 0 when every element matches; writes DIR/semantics.json.
+"""
+import os
+import sys
+import traceback
+
+import numpy as np
+
+import bundle_check
+
+N = 20000 + 123          # elements of the elementwise kernels: a ragged last program of 1024
+BATCH = 37               # programs of the tile kernels
+PATTERNS = (0xA5, 0x5A)  # the poison bytes of the two runs
+I32_MIN = -2 ** 31
+
+
+def trunc_div(a, b):
+    """C's integer division (toward zero), and its remainder (the dividend's sign)."""
+    q = np.abs(a) // np.abs(b) * np.sign(a) * np.sign(b)
+    return q, a - b * q
+
+
+def to_int(x, dtype):
+    """float -> int as the language converts: toward zero, saturated to the type's range, NaN to 0."""
+    info = np.iinfo(dtype)
+    t = np.trunc(np.where(np.isnan(x), 0, x).astype(np.float64))
+    hi, lo = t >= float(info.max), t <= float(info.min)
+    safe = np.where(hi | lo, 0, t).astype(dtype)
+    return np.where(hi, info.max, np.where(lo, info.min, safe)).astype(dtype)
+
+
+def wrong_close(got, want, scale, rtol):
+    """Elements of `got` farther from `want` than rtol * scale (NaN never passes)."""
+    err = np.abs(got.astype(np.float64) - want)
+    return int((~(err <= rtol * scale + 1e-300)).sum())
+
+
+class Runner:
+    def __init__(self, torch, mod, rng):
+        self.torch, self.mod, self.rng = torch, mod, rng
+
+    def dev(self, a):
+        return self.torch.from_numpy(np.ascontiguousarray(a)).cuda()
+
+    def out(self, shape, dtype):
+        return self.torch.empty(shape, dtype=dtype, device="cuda")
+
+    def twice(self, launch, outputs):
+        """Runs launch() after poisoning `outputs` with each pattern; the host copies (NumPy) of each run."""
+        runs = []
+        for byte in PATTERNS:
+            for t in outputs:
+                t.view(self.torch.uint8).fill_(byte)
+            launch()
+            self.torch.cuda.synchronize()
+            runs.append([t.cpu().view(self.torch.uint8).numpy().copy() for t in outputs])
+        return runs
+
+    def exact(self, launch, outputs, wants):
+        """Element count of `outputs` that differ from `wants` (NumPy arrays of the outputs' dtypes) in either
+        run, and the total."""
+        per_output = [0] * len(outputs)
+        total = 0
+        first = {}
+        for run in self.twice(launch, outputs):
+            for k, (got, want) in enumerate(zip(run, wants)):
+                want = np.ascontiguousarray(want)
+                bad = (got.reshape(want.size, -1) != want.view(np.uint8).reshape(want.size, -1)).any(-1)
+                per_output[k] += int(bad.sum())
+                total += want.size
+                if bad.any() and k not in first:
+                    i = int(np.argmax(bad))
+                    first[k] = {"index": i, "got": got.reshape(want.size, -1)[i].tobytes().hex(),
+                                "want": want.view(np.uint8).reshape(want.size, -1)[i].tobytes().hex()}
+        out = {"wrong": sum(per_output), "of": total, "wrong_by_output": per_output}
+        if first:
+            out["first_wrong"] = first
+        return out
+
+
+def check_int(r):
+    torch = r.torch
+    x = r.rng.integers(I32_MIN, 2 ** 31, N, dtype=np.int64).astype(np.int32)
+    u = r.rng.integers(0, 2 ** 32, N, dtype=np.uint64).astype(np.uint32)
+    d = -7
+    outs = [r.out(N, torch.int32), r.out(N, torch.int32), r.out(N, torch.int32), r.out(N, torch.int64),
+            r.out(N, torch.int32), r.out(N, torch.int32).view(torch.uint32)]
+    xd, ud = r.dev(x), r.dev(u.view(np.int32)).view(torch.uint32)
+    q, rem = trunc_div(x.astype(np.int64), d)
+    with np.errstate(over="ignore"):
+        bits = ((x >> 3) ^ (x << 7)) & ~(x | 0x0F0F)
+    wq, _ = trunc_div(x.astype(np.int64) * 3000000000, 7)
+    _, wide = trunc_div(wq, 1000003)
+    ucmp = np.where(u > np.uint32(2 ** 31), 1, 0) + np.where(u < x.view(np.uint32), 2, 0)
+    with np.errstate(over="ignore"):
+        ushr = (u >> np.uint32(5)) + u // np.uint32(3) + u % np.uint32(1000)
+    wants = [q.astype(np.int32), rem.astype(np.int32), bits, wide.astype(np.int64), ucmp.astype(np.int32),
+             ushr.astype(np.uint32)]
+    return r.exact(lambda: r.mod.sem_int(xd, ud, d, *outs), outs, wants)
+
+
+def specials(r, n, scale_lo, scale_hi):
+    """n f32 values over many magnitudes, both signs, with zeros, infinities and the type boundaries among them."""
+    mag = 10.0 ** r.rng.uniform(scale_lo, scale_hi, n)
+    x = (r.rng.standard_normal(n) * mag).astype(np.float32)
+    edge = np.array([0.0, -0.0, np.inf, -np.inf, 0.5, -0.5, 0.999, -0.999, 127.5, 128.0, -128.5, 255.5, 256.0,
+                     65535.5, 65536.0, 2 ** 31, -2 ** 31, 2 ** 31 + 256, 3e38, -3e38, 448.0, 464.0, 57344.0,
+                     61440.0, 65520.0, 2 ** -9, 2 ** -10, 2 ** -17, 1e-40], dtype=np.float32)
+    x[: edge.size] = edge
+    return x
+
+
+def check_to_int(r):
+    torch = r.torch
+    x = specials(r, N, -3, 20)
+    x[100:110] = np.nan
+    dtypes = [(torch.int32, np.int32), (torch.uint8, np.uint8), (torch.int8, np.int8), (torch.uint16, np.uint16),
+              (torch.int64, np.int64)]
+    outs = [r.out(N, t) for t, _ in dtypes]
+    xd = r.dev(x)
+    return r.exact(lambda: r.mod.sem_to_int(xd, *outs), outs, [to_int(x, n) for _, n in dtypes])
+
+
+def check_math(r):
+    torch = r.torch
+    x = r.rng.uniform(-5, 5, N)
+    a = r.rng.uniform(-5, 5, N).astype(np.float32)
+    outs = [r.out(N, torch.float64), r.out(N, torch.float64), r.out(N, torch.float32), r.out(N, torch.float32)]
+    xd, ad = r.dev(x), r.dev(a)
+    f64_terms = [np.exp(x), np.log(np.abs(x) + 1), np.sqrt(np.abs(x)), np.tanh(x), x / 3]
+    f = a.astype(np.float64)
+    f32_terms = [np.exp(f), np.exp2(f), np.log(np.abs(f) + 1), np.log2(np.abs(f) + 2), np.sqrt(np.abs(f)),
+                 np.tanh(f), 1 / (1 + np.exp(-f)), f / (1 + np.exp(-f)), np.log1p(np.exp(f)), f * f + 1,
+                 np.minimum(f, 0.5), np.maximum(f, -0.5), f / 7]
+    # (reference, scale, relative tolerance of the scale) of each output: libdevice's f64 functions are within
+    # 2 ulp and its f32 ones within 2-4 ulp a term; rsqrt is rsqrt.approx in both types (PTX: 2^-22.9 relative for
+    # f32; within 1 ulp for f64 on the H200, 2.2e-16, though not correctly rounded)
+    checks = [(sum(f64_terms), sum(np.abs(t) for t in f64_terms), 1e-14),
+              (1 / np.sqrt(np.abs(x) + 1), 1 / np.sqrt(np.abs(x) + 1), 1e-14),
+              (sum(f32_terms), sum(np.abs(t) for t in f32_terms), 4e-6),
+              (1 / np.sqrt(np.abs(f) + 1), 1 / np.sqrt(np.abs(f) + 1), 4e-7)]
+    wrong = total = 0
+    worst = [0.0] * 4
+    for run in r.twice(lambda: r.mod.sem_math(xd, outs[0], outs[1], ad, outs[2], outs[3]), outs):
+        for k, (got, (want, scale, rtol)) in enumerate(zip(run, checks)):
+            g = got.view(np.float64 if k < 2 else np.float32)
+            wrong += wrong_close(g, want, scale, rtol)
+            worst[k] = max(worst[k], float(np.nanmax(np.abs(g - want) / scale)))
+            total += N
+    return {"wrong": wrong, "of": total, "worst_relative_error": dict(zip(("f64", "f64 rsqrt", "f32", "f32 rsqrt"),
+                                                                          worst))}
+
+
+def check_reduce(r):
+    torch = r.torch
+    v = r.rng.integers(-4, 5, (BATCH, 16, 32)).astype(np.float32)
+    rows, cols = r.out((BATCH, 6, 16), torch.float32), r.out((BATCH, 6, 32), torch.float32)
+    idx, whole = r.out((BATCH, 4, 32), torch.int32), r.out((BATCH, 4), torch.float32)
+    vd = r.dev(v)
+    want_rows = np.stack([v.sum(2), v.max(2), v.min(2), v.argmax(2), v.argmin(2), (v * v).sum(2)], 1)
+    want_cols = np.stack([v.sum(1), v.max(1), v.min(1), v.argmax(1), v.argmin(1), v.max(1) - v.min(1)], 1)
+    i = v.astype(np.int32)
+    want_idx = np.stack([i.sum(1), i.max(1), i.min(1), i.argmax(1)], 1).astype(np.int32)
+    rs = v.sum(2)
+    want_whole = np.stack([rs.sum(1), rs.max(1), rs.min(1), rs.argmin(1)], 1)
+    outs = [rows, cols, idx, whole]
+    wants = [want_rows.astype(np.float32), want_cols.astype(np.float32), want_idx, want_whole.astype(np.float32)]
+    return r.exact(lambda: r.mod.sem_reduce(vd, *outs), outs, wants)
+
+
+def check_shape(r):
+    torch = r.torch
+    v = r.rng.integers(-100, 100, (BATCH, 4, 8, 16)).astype(np.float32)
+    axes, moved = r.out((BATCH, 3, 128), torch.float32), r.out((BATCH, 3, 512), torch.float32)
+    vd = r.dev(v)
+    want_axes = np.concatenate([v.sum(1).reshape(BATCH, 128), v.max(2).reshape(BATCH, 64),
+                                np.full((BATCH, 64), np.nan, np.float32), v.min(3).reshape(BATCH, 32),
+                                np.full((BATCH, 96), np.nan, np.float32)], 1).reshape(BATCH, 3, 128)
+    t = v.reshape(BATCH, 32, 16).transpose(0, 2, 1)
+    s2 = v.min(3)  # [BATCH, 4, 8]
+    e = s2[:, None, :, :] + np.arange(2, dtype=np.float32)[None, :, None, None]
+    want_moved = np.concatenate([t.reshape(BATCH, 512), t.reshape(BATCH, 512) * 2, e.reshape(BATCH, 64),
+                                 np.full((BATCH, 448), np.nan, np.float32)], 1).reshape(BATCH, 3, 512)
+    # the parts of axes and moved the kernel does not write stay poisoned: compare only the written ones
+    wrong = total = 0
+    for run in r.twice(lambda: r.mod.sem_shape(vd, axes, moved), [axes, moved]):
+        for got, want in zip(run, (want_axes, want_moved)):
+            g = got.view(np.float32).reshape(want.shape)
+            written = ~np.isnan(want)
+            wrong += int((g[written] != want[written]).sum())
+            total += int(written.sum())
+    return {"wrong": wrong, "of": total}
+
+
+def check_loops(r):
+    torch = r.torch
+    programs = 64
+    trips = r.rng.integers(-3, 14, programs).astype(np.int32)
+    trips[:6] = [-1, 0, 1, 2, 3, 4]
+    v = r.rng.integers(-8, 9, (programs, 64)).astype(np.float32)
+    y = r.out((programs, 64), torch.float32)
+    vd, td = r.dev(v), r.dev(trips)
+    want = np.full((programs, 64), np.nan, np.float32)
+    for p, n in enumerate(trips):
+        if n < 0:
+            continue  # returned early: the row keeps its poison
+        acc, count = np.zeros(64, np.float32), 0
+        for i in range(n):
+            for j in range(i, n, 2):
+                acc = acc + v[p] * np.float32(j) if (i + j) % 3 == 0 else acc - np.float32(1)
+                count += 1
+        want[p] = acc + np.float32(count)
+    wrong = total = 0
+    for byte, run in zip(PATTERNS, r.twice(lambda: r.mod.sem_loops(vd, y, td), [y])):
+        g = run[0].view(np.float32).reshape(programs, 64)
+        live = trips >= 0
+        wrong += int((g[live] != want[live]).sum())
+        wrong += int((run[0].reshape(programs, 256)[~live] != byte).sum() // 4)  # early returns wrote nothing
+        total += want.size
+    return {"wrong": wrong, "of": total}
+
+
+def check_atomic(r):
+    torch = r.torch
+    x = r.rng.integers(-300, 301, N).astype(np.int32)
+    xd = r.dev(x)
+    wrong = total = 0
+    for byte in PATTERNS:
+        bins = torch.zeros(64, dtype=torch.int32, device="cuda")
+        total_d = torch.zeros((), dtype=torch.float32, device="cuda")
+        best = torch.full((), I32_MIN, dtype=torch.int32, device="cuda")
+        old = r.out(N, torch.int32)
+        old.view(torch.uint8).fill_(byte)
+        r.mod.sem_atomic(xd, bins, old, total_d, best)
+        torch.cuda.synchronize()
+        b, o = bins.cpu().numpy(), old.cpu().numpy()
+        want_bins = np.bincount(x & 63, minlength=64)
+        wrong += int((b != want_bins).sum())
+        # each bin's old values are 0 .. count - 1, once each, whatever the order
+        for k in range(64):
+            got = np.sort(o[(x & 63) == k])
+            wrong += int((got != np.arange(want_bins[k])).sum())
+        wrong += int(float(total_d.item()) != float(x.sum())) + int(int(best.item()) != int(x.max()))
+        total += 64 + N + 2
+    return {"wrong": wrong, "of": total}
+
+
+def check_narrow(r):
+    torch = r.torch
+    x = specials(r, N, -4, 5)
+    outs = [r.out(N, torch.float8_e4m3fn), r.out(N, torch.float8_e5m2), r.out(N, torch.float16),
+            r.out(N, torch.bfloat16), r.out(N, torch.float32)]
+    xd = r.dev(x)
+    xt = torch.from_numpy(x)
+    # torch rounds to nearest even but gives NaN past the FP8 range: clamp first (the language saturates)
+    e4 = xt.clamp(-448, 448).to(torch.float8_e4m3fn)
+    e5 = xt.clamp(-57344, 57344).to(torch.float8_e5m2)
+    back = e4.float() + e5.float() * 1024
+    wants = [e4.view(torch.uint8).numpy(), e5.view(torch.uint8).numpy(), xt.half().view(torch.int16).numpy(),
+             xt.bfloat16().view(torch.int16).numpy(), back.numpy()]
+    outs_bytes = [outs[0], outs[1], outs[2], outs[3], outs[4]]
+    return r.exact(lambda: r.mod.sem_narrow(xd, *outs), outs_bytes, wants)
+
+
+def check_dot(r):
+    torch = r.torch
+    a = r.rng.standard_normal((BATCH, 32, 64)).astype(np.float16)
+    b = r.rng.standard_normal((BATCH, 64, 32)).astype(np.float16)
+    c, d = r.out((BATCH, 32, 32), torch.float32), r.out((BATCH, 32, 32), torch.float32)
+    ad, bd = r.dev(a), r.dev(b)
+    ab = a.astype(np.float64) @ b.astype(np.float64)
+    scale = np.abs(a.astype(np.float64)) @ np.abs(b.astype(np.float64))
+    wrong = total = 0
+    for run in r.twice(lambda: r.mod.sem_dot(ad, bd, c, d), [c, d]):
+        wrong += wrong_close(run[0].view(np.float32).reshape(ab.shape), ab, scale, 1e-5)
+        wrong += wrong_close(run[1].view(np.float32).reshape(ab.shape), 1.5 * ab, 1.5 * scale, 1e-5)
+        total += 2 * ab.size
+    return {"wrong": wrong, "of": total}
+
+
+def check_layout(r):
+    torch = r.torch
+    v = r.rng.integers(-50, 51, (BATCH, 32, 64)).astype(np.float32)
+    y = r.out((BATCH, 3, 32), torch.float32)
+    vd = r.dev(v)
+    want = np.repeat(v.sum(2)[:, None, :], 3, 1).astype(np.float32)
+    return r.exact(lambda: r.mod.sem_layout(vd, y), [y], [want])
+
+
+def check_grid(r):
+    torch = r.torch
+    gx, gy, gz = 5, 3, 2
+    ids = r.out((gz, gy, gx, 2), torch.int32)
+    want = np.stack([np.arange(gx * gy * gz), np.full(gx * gy * gz, gx * gy * gz)], 1).astype(np.int32)
+    return r.exact(lambda: r.mod.sem_grid(ids, gx, gy, gz), [ids], [want.reshape(gz, gy, gx, 2)])
+
+
+def check_bits(r):
+    torch = r.torch
+    x = specials(r, N, -30, 30)
+    x[200:205] = np.nan
+    hb = r.rng.integers(-2 ** 15, 2 ** 15, 2 * N).astype(np.int16)
+    outs = [r.out(N, torch.int32), r.out(N, torch.float32), r.out(N, torch.int32)]
+    xd, hd = r.dev(x), r.dev(hb).view(torch.bfloat16)
+    i = x.view(np.int32)
+    with np.errstate(over="ignore"):
+        up = np.where((i & 0x7FFFFF) != 0, (i + 0x800000) & 0x7F800000, i & 0x7F800000).astype(np.int32)
+    return r.exact(lambda: r.mod.sem_bits(xd, hd, *outs), outs, [i, up.view(np.float32), hb.view(np.int32)])
+
+
+CHECKS = {"sem_int": check_int, "sem_to_int": check_to_int, "sem_math": check_math, "sem_reduce": check_reduce,
+          "sem_shape": check_shape, "sem_loops": check_loops, "sem_atomic": check_atomic,
+          "sem_narrow": check_narrow, "sem_dot": check_dot, "sem_layout": check_layout, "sem_grid": check_grid,
+          "sem_bits": check_bits}
+
+
+def run(bundle_path, seed=None):
+    """({kernel: {"wrong": elements not right, "of": elements}, "seed": ...}, failures)."""
+    import torch
+    import megac
+    seed = int.from_bytes(os.urandom(4), "little") if seed is None else seed
+    r = Runner(torch, megac.load(bundle_path), np.random.default_rng(seed))
+    results = {}
+    for name, check in CHECKS.items():
+        try:
+            results[name] = check(r)
+        except Exception:  # one broken check must not hide the others' results
+            results[name] = {"wrong": 1, "of": 0, "error": traceback.format_exc(limit=4)}
+    lines, failures = bundle_check.count_lines(results, "elements not right")
+    failures += [f"{k}: {v['error']}" for k, v in results.items() if "error" in v]
+    results["seed"] = seed
+    return results, failures
+
+
+def report(results):
+    """One line a kernel, then the seed of the inputs."""
+    checks = {k: v for k, v in results.items() if k != "seed"}
+    return bundle_check.count_lines(checks, "elements not right")[0] + [f"seed {results['seed']}"]
+
+
+if __name__ == "__main__":
+    sys.exit(bundle_check.main(__doc__, run, report, "semantics.json"))
