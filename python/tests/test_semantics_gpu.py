@@ -8,7 +8,7 @@ import pytest
 from conftest import gpu_script
 
 KERNELS = ("sem_int", "sem_to_int", "sem_math", "sem_reduce", "sem_shape", "sem_loops", "sem_atomic", "sem_narrow",
-           "sem_dot", "sem_layout", "sem_grid", "sem_bits")
+           "sem_dot", "sem_layout", "sem_grid", "sem_bits", "sem_quant")
 
 
 @pytest.fixture(scope="module")

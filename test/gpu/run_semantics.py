@@ -48,7 +48,7 @@ class Runner:
         self.torch, self.mod, self.rng = torch, mod, rng
 
     def dev(self, a):
-        return self.torch.from_numpy(np.ascontiguousarray(a)).cuda()
+        return self.torch.from_numpy(np.array(a, order="C")).cuda()  # (ascontiguousarray makes 0-d arrays 1-d)
 
     def out(self, shape, dtype):
         return self.torch.empty(shape, dtype=dtype, device="cuda")
@@ -316,10 +316,57 @@ def check_bits(r):
     return r.exact(lambda: r.mod.sem_bits(xd, hd, *outs), outs, [i, up.view(np.float32), hb.view(np.int32)])
 
 
+def bf16_bits(x):
+    """f32 -> bf16 bits, round to nearest even (finite x)."""
+    b = x.astype(np.float32).view(np.uint32)
+    return ((b + 0x7FFF + ((b >> 16) & 1)) >> 16).astype(np.uint16).view(np.int16)
+
+
+def check_quant(r):
+    from megac import fp_numpy as fp
+    torch = r.torch
+    M = 45  # the last program's last three rows are past M
+    x = (r.rng.standard_normal((M, 128)) * 10.0 ** r.rng.uniform(-3, 3, (M, 4)).repeat(32, 1)).astype(np.float32)
+    x[3, :32] = 0.0                     # an all-zero block: scales at their floor, values 0
+    amax = np.float32(np.abs(x).max())
+    gs = np.float32(448.0 * 6.0) / amax
+    scale = amax / np.float32(57344.0) * np.float32(4.0)  # a quarter of the E5M2 range saturates
+    # MXFP4, blocks of 32: sf = 2^(floor(log2 amax) - 2), the exponent clamped to E8M0's [-127, 127]
+    xb = x.reshape(M, 4, 32)
+    e = np.clip(fp._floor_log2(np.abs(xb).max(-1)) - 2, -127, 127)
+    sf = np.ldexp(1.0, e).astype(np.float32)
+    mv = np.clip(xb / sf[..., None], -6, 6).astype(np.float32)
+    m_nib = fp.e2m1_encode(mv).reshape(M, 128)
+    m_back = (fp.e2m1_decode(m_nib).reshape(M, 4, 32) * sf[..., None]).reshape(M, 128)
+    # NVFP4, blocks of 16 (as reference/nvfp4_quant.py): sf = e4m3(gs * amax / 6), values x * (gs / sf)
+    xn = x.reshape(M, 8, 16)
+    nsf = fp.e4m3_round(gs * np.abs(xn).max(-1) / np.float32(6.0))
+    with np.errstate(divide="ignore"):
+        inv = np.where(nsf == 0, np.float32(0), gs / nsf).astype(np.float32)
+    n_nib = fp.e2m1_encode(np.clip(xn * inv[..., None], -6, 6).astype(np.float32)).reshape(M, 128)
+    # dequantized with the block's factor sf / gs (divided once a block), as documented
+    n_back = (fp.e2m1_decode(n_nib).reshape(M, 8, 16) * (nsf / gs)[..., None]).reshape(M, 128)
+    # static E5M2: rne(clamp(x / scale)), back to bf16 as float(q) * scale
+    e5 = fp.round_to_format(np.clip(x / scale, -57344, 57344), mant_bits=2, min_exp=-14, max_val=57344.0)
+    # groups of 128, UE8M0 scales: s = ue8m0(max(amax, 1e-10) / 448)
+    gsc = fp.ue8m0_round_up(np.maximum(np.abs(x).max(-1, keepdims=True), np.float32(1e-10)) / np.float32(448.0))
+    g4 = fp.e4m3_round(np.clip(x / gsc, -448, 448).astype(np.float32))
+    wants = [fp.pack_e2m1(m_nib), (e + 127).astype(np.uint8), m_back.astype(np.float32), fp.pack_e2m1(n_nib),
+             fp.e4m3_encode(nsf), n_back.astype(np.float32), fp._encode(e5, 2, -14, 15, 7), bf16_bits(e5 * scale),
+             fp.e4m3_encode(g4), gsc.astype(np.float32), (g4 * gsc).astype(np.float32)]
+    u8, f32 = torch.uint8, torch.float32
+    outs = [r.out((M, 64), u8), r.out((M, 4), u8), r.out((M, 128), f32), r.out((M, 64), u8),
+            r.out((M, 8), torch.float8_e4m3fn), r.out((M, 128), f32), r.out((M, 128), torch.float8_e5m2),
+            r.out((M, 128), torch.bfloat16), r.out((M, 128), torch.float8_e4m3fn), r.out((M, 1), f32),
+            r.out((M, 128), f32)]
+    xd, gd, sd = r.dev(x), r.dev(np.array(gs, np.float32)), r.dev(np.array(scale, np.float32))
+    return r.exact(lambda: r.mod.sem_quant(xd, gd, sd, *outs), outs, wants)
+
+
 CHECKS = {"sem_int": check_int, "sem_to_int": check_to_int, "sem_math": check_math, "sem_reduce": check_reduce,
           "sem_shape": check_shape, "sem_loops": check_loops, "sem_atomic": check_atomic,
           "sem_narrow": check_narrow, "sem_dot": check_dot, "sem_layout": check_layout, "sem_grid": check_grid,
-          "sem_bits": check_bits}
+          "sem_bits": check_bits, "sem_quant": check_quant}
 
 
 def run(bundle_path, seed=None):

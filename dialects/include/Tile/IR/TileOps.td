@@ -217,7 +217,7 @@ def Tile_QuantizeOp : Tile_Op<"quantize", [Pure]> {
   let summary = "quantization by scheme: block-scaled FP4 (nvfp4, mxfp4) or FP8 (fp8, fp8_group, fp8_group_ue8m0)";
   let description = [{
     `nvfp4`: blocks of 16, scale sf = e4m3(gs * amax / 6), values
-    e2m1(x * gs / float(sf)) (0 when sf is 0), with the f32 global scale gs.
+    e2m1(x * (gs / float(sf))) (0 when sf is 0), with the f32 global scale gs.
     `mxfp4`: blocks of 32, scale 2^(floor(log2(amax)) - 2) stored as E8M0,
     values e2m1(x / scale). Values are E2M1 codes packed two per byte (i8),
     the even element in the low nibble; rounding is to nearest even with
