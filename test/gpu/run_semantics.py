@@ -363,10 +363,52 @@ def check_quant(r):
     return r.exact(lambda: r.mod.sem_quant(xd, gd, sd, *outs), outs, wants)
 
 
+def check_division(r, kernel):
+    """x / y + x / (y + 1) over special operands (zeros, infinities, subnormals, huge and tiny values, NaN): the
+    bits of IEEE f32 division (NumPy's), any NaN for a NaN."""
+    torch = r.torch
+    a, b = specials(r, N, -40, 38), specials(r, N, -40, 38)
+    r.rng.shuffle(b)
+    a[300:310], b[310:320] = np.nan, np.nan
+    q = r.out(N, torch.float32)
+    ad, bd = r.dev(a), r.dev(b)
+    with np.errstate(all="ignore"):
+        want = a / b + a / (b + np.float32(1))
+    wrong = 0
+    for run in r.twice(lambda: getattr(r.mod, kernel)(ad, bd, q), [q]):
+        got = run[0].view(np.float32)
+        nan = np.isnan(want)
+        wrong += int((np.isnan(got) != nan).sum() + (got[~nan].view(np.int32) != want[~nan].view(np.int32)).sum())
+    return {"wrong": wrong, "of": 2 * N}
+
+
+def check_fast_division(r):
+    """@fast_division's quotients within 2 ulp of the exact one wherever that is a normal f32 (operands over the
+    whole finite range, subnormals included); infinities and zeros where the exact quotient overflows or
+    vanishes are not checked."""
+    torch = r.torch
+    a = (r.rng.standard_normal(N) * 10.0 ** r.rng.uniform(-44, 38, N)).astype(np.float32)
+    b = (r.rng.standard_normal(N) * 10.0 ** r.rng.uniform(-44, 38, N)).astype(np.float32)
+    b[b == 0] = 1
+    q = r.out(N, torch.float32)
+    ad, bd = r.dev(a), r.dev(b)
+    exact = a.astype(np.float64) / b.astype(np.float64)
+    normal = (np.abs(exact) >= 2.0 ** -126) & (np.abs(exact) < 2.0 ** 128 * (1 - 2.0 ** -25))
+    ulp = 2.0 ** (np.floor(np.log2(np.abs(np.where(normal, exact, 1.0)))) - 23)
+    wrong = 0
+    for run in r.twice(lambda: r.mod.sem_fast_division(ad, bd, q), [q]):
+        got = run[0].view(np.float32).astype(np.float64)
+        wrong += int((~(np.abs(got - exact) <= 2 * ulp))[normal].sum())
+    return {"wrong": wrong, "of": 2 * int(normal.sum())}
+
+
 CHECKS = {"sem_int": check_int, "sem_to_int": check_to_int, "sem_math": check_math, "sem_reduce": check_reduce,
           "sem_shape": check_shape, "sem_loops": check_loops, "sem_atomic": check_atomic,
           "sem_narrow": check_narrow, "sem_dot": check_dot, "sem_layout": check_layout, "sem_grid": check_grid,
-          "sem_bits": check_bits, "sem_quant": check_quant}
+          "sem_bits": check_bits, "sem_quant": check_quant,
+          "sem_tile_division": lambda r: check_division(r, "sem_tile_division"),
+          "sem_value_major": lambda r: check_division(r, "sem_value_major"),
+          "sem_fast_division": check_fast_division}
 
 
 def run(bundle_path, seed=None):
