@@ -2,8 +2,9 @@
 """The language's semantics on the GPU (test/gpu/semantics.mega): each kernel runs on fresh random inputs (a new
 seed each run, printed and saved) and every output element is compared with a NumPy reference: exactly for integer
 results, casts, reductions of small integers, shapes, loops, atomics and bitcasts; within a tolerance scaled by the
-terms' magnitudes for f32 and f64 math and the f16 matrix products. Each kernel runs twice, its outputs poisoned with
-two byte patterns first, and both runs must match: an element no thread wrote keeps a pattern and fails one of them.
+terms' magnitudes for f32 and f64 math, the f16 matrix products and @fast_division. Each kernel runs twice, its
+outputs poisoned with two byte patterns first, and both runs must match the reference: an element no thread wrote
+keeps a pattern and fails one of them.
 
     PYTHONPATH=build-gpu/python python3 test/gpu/run_semantics.py --bundle out/bundles/semantics.mgb [--out DIR]
 Exit status 0 when every element matches; writes DIR/semantics.json.
@@ -44,6 +45,8 @@ def wrong_close(got, want, scale, rtol):
 
 
 class Runner:
+    """The GPU side of a check: the loaded bundle, the inputs' random generator, buffers, poisoned runs."""
+
     def __init__(self, torch, mod, rng):
         self.torch, self.mod, self.rng = torch, mod, rng
 
@@ -65,8 +68,9 @@ class Runner:
         return runs
 
     def exact(self, launch, outputs, wants):
-        """Element count of `outputs` that differ from `wants` (NumPy arrays of the outputs' dtypes) in either
-        run, and the total."""
+        """Runs `launch` twice (`twice`) and compares every element of `outputs` with `wants` (NumPy arrays of the
+        outputs' dtypes), byte for byte: {"wrong": elements differing, over both runs, "of": elements compared,
+        "wrong_by_output": the same by output, "first_wrong": each differing output's first element, its bytes}."""
         per_output = [0] * len(outputs)
         total = 0
         first = {}
