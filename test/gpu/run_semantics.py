@@ -133,6 +133,13 @@ def check_to_int(r):
     return r.exact(lambda: r.mod.sem_to_int(xd, *outs), outs, [to_int(x, n) for _, n in dtypes])
 
 
+def f32_math_terms(f):
+    """The f32 terms of sem_math's `b` (and sem_spill's), in float64, for input f (float64)."""
+    return [np.exp(f), np.exp2(f), np.log(np.abs(f) + 1), np.log2(np.abs(f) + 2), np.sqrt(np.abs(f)), np.tanh(f),
+            1 / (1 + np.exp(-f)), f / (1 + np.exp(-f)), np.log1p(np.exp(f)), f * f + 1, np.minimum(f, 0.5),
+            np.maximum(f, -0.5), f / 7]
+
+
 def check_math(r):
     torch = r.torch
     x = r.rng.uniform(-5, 5, N)
@@ -141,9 +148,7 @@ def check_math(r):
     xd, ad = r.dev(x), r.dev(a)
     f64_terms = [np.exp(x), np.log(np.abs(x) + 1), np.sqrt(np.abs(x)), np.tanh(x), x / 3]
     f = a.astype(np.float64)
-    f32_terms = [np.exp(f), np.exp2(f), np.log(np.abs(f) + 1), np.log2(np.abs(f) + 2), np.sqrt(np.abs(f)),
-                 np.tanh(f), 1 / (1 + np.exp(-f)), f / (1 + np.exp(-f)), np.log1p(np.exp(f)), f * f + 1,
-                 np.minimum(f, 0.5), np.maximum(f, -0.5), f / 7]
+    f32_terms = f32_math_terms(f)
     # (reference, scale, relative tolerance of the scale) of each output: libdevice's f64 functions are within
     # 2 ulp and its f32 ones within 2-4 ulp a term; rsqrt is rsqrt.approx in both types (PTX: 2^-22.9 relative for
     # f32; within 1 ulp for f64 on the H200, 2.2e-16, though not correctly rounded)
@@ -406,13 +411,63 @@ def check_fast_division(r):
     return {"wrong": wrong, "of": 2 * int(normal.sum())}
 
 
+def check_spill(r):
+    """sem_math's f32 expression under a 32-register cap (ptxas spills to local memory): the same tolerance."""
+    torch = r.torch
+    a = r.rng.uniform(-5, 5, N).astype(np.float32)
+    b = r.out(N, torch.float32)
+    ad = r.dev(a)
+    terms = f32_math_terms(a.astype(np.float64))
+    wrong = 0
+    for run in r.twice(lambda: r.mod.sem_spill(ad, b), [b]):
+        wrong += wrong_close(run[0].view(np.float32), sum(terms), sum(np.abs(t) for t in terms), 4e-6)
+    return {"wrong": wrong, "of": 2 * N}
+
+
+def check_tree(r):
+    torch = r.torch
+    v = r.rng.integers(-1000, 1001, (BATCH, 16, 32)).astype(np.float32)
+    rows, cols = r.out((BATCH, 3, 16), torch.float32), r.out((BATCH, 3, 32), torch.float32)
+    vd = r.dev(v)
+    want_rows = np.stack([v.sum(2), v.max(2), v.min(2)], 1).astype(np.float32)
+    want_cols = np.stack([v.sum(1), v.max(1), v.min(1)], 1).astype(np.float32)
+    return r.exact(lambda: r.mod.sem_tree(vd, rows, cols), [rows, cols], [want_rows, want_cols])
+
+
+# @fast_math's tolerances (of the terms' magnitudes): ex2.approx.ftz and lg2.approx are within a few ulp,
+# tanh.approx.f32 within 2^-10.9 relative (PTX ISA), sqrt.approx and rsqrt.approx within 2 ulp, div.approx
+# within 2 ulp for these divisors
+FAST_MATH = (("exp, exp2, sigmoid, silu", 2e-6), ("log, log2", 2e-6), ("tanh", 6e-4), ("sqrt, rsqrt", 4e-7),
+             ("division", 4e-7))
+
+
+def check_fast_math(r):
+    torch = r.torch
+    a = r.rng.uniform(-8, 8, N).astype(np.float32)
+    outs = [r.out(N, torch.float32) for _ in FAST_MATH]
+    ad = r.dev(a)
+    f = a.astype(np.float64)
+    groups = [[np.exp(f), np.exp2(f), 1 / (1 + np.exp(-f)), f / (1 + np.exp(-f))],
+              [np.log(np.abs(f) + 1), np.log2(np.abs(f) + 2)], [np.tanh(f)],
+              [np.sqrt(np.abs(f)), 1 / np.sqrt(np.abs(f) + 1)], [f / (np.abs(f) + 0.75)]]
+    wrong = 0
+    worst = {name: 0.0 for name, _ in FAST_MATH}
+    for run in r.twice(lambda: r.mod.sem_fast_math(ad, *outs), outs):
+        for got, terms, (name, rtol) in zip(run, groups, FAST_MATH):
+            g, want, scale = got.view(np.float32), sum(terms), sum(np.abs(t) for t in terms)
+            wrong += wrong_close(g, want, scale, rtol)
+            worst[name] = max(worst[name], float(np.nanmax(np.abs(g - want) / scale)))
+    return {"wrong": wrong, "of": 2 * N * len(FAST_MATH), "worst_relative_error": worst}
+
+
 CHECKS = {"sem_int": check_int, "sem_to_int": check_to_int, "sem_math": check_math, "sem_reduce": check_reduce,
           "sem_shape": check_shape, "sem_loops": check_loops, "sem_atomic": check_atomic,
           "sem_narrow": check_narrow, "sem_dot": check_dot, "sem_layout": check_layout, "sem_grid": check_grid,
           "sem_bits": check_bits, "sem_quant": check_quant,
           "sem_tile_division": lambda r: check_division(r, "sem_tile_division"),
           "sem_value_major": lambda r: check_division(r, "sem_value_major"),
-          "sem_fast_division": check_fast_division}
+          "sem_fast_division": check_fast_division, "sem_spill": check_spill, "sem_tree": check_tree,
+          "sem_fast_math": check_fast_math}
 
 
 def run(bundle_path, seed=None):
