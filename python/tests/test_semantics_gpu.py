@@ -9,7 +9,8 @@ from conftest import gpu_script
 
 KERNELS = ("sem_int", "sem_to_int", "sem_math", "sem_reduce", "sem_shape", "sem_loops", "sem_atomic", "sem_narrow",
            "sem_dot", "sem_layout", "sem_grid", "sem_bits", "sem_quant",
-           "sem_tile_division", "sem_value_major", "sem_fast_division", "sem_spill", "sem_tree", "sem_fast_math")
+           "sem_tile_division", "sem_value_major", "sem_fast_division", "sem_spill", "sem_tree", "sem_fast_math",
+           "sem_small_ints")
 
 
 @pytest.fixture(scope="module")

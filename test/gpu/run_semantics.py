@@ -460,6 +460,26 @@ def check_fast_math(r):
     return {"wrong": wrong, "of": 2 * N * len(FAST_MATH), "worst_relative_error": worst}
 
 
+def check_small_ints(r):
+    torch = r.torch
+    x = r.rng.integers(-128, 128, N).astype(np.int8)
+    y = r.rng.integers(0, 256, N).astype(np.uint8)
+    z = r.rng.integers(-2 ** 15, 2 ** 15, N).astype(np.int16)
+    w = r.rng.integers(0, 2 ** 16, N).astype(np.uint16)
+    f = r.rng.integers(0, 2, N).astype(np.bool_)
+    ins = [r.dev(x), r.dev(y), r.dev(z), r.dev(w.view(np.int16)).view(torch.uint16), r.dev(f)]
+    outs = [r.out(N, torch.int8), r.out(N, torch.uint8), r.out(N, torch.int32), r.out(N, torch.int8),
+            r.out(N, torch.int32).view(torch.uint32), r.out(N, torch.bool), r.out(N, torch.float32)]
+    with np.errstate(over="ignore"):
+        s8 = x + x * np.int8(3) - (x >> 2)
+        u8s = y + y // np.uint8(3) - np.uint8(7) + (y >> 1)
+        wide = x.astype(np.uint32) + z.view(np.uint16).astype(np.uint32)
+    mix = x.astype(np.int32) * 100000 + y.astype(np.int32) * 1000 + z.astype(np.int32) + w.astype(np.int32) + f * 7
+    wants = [s8, u8s, mix.astype(np.int32), z.astype(np.int8) ^ w.astype(np.int8), wide, (x < 0) ^ f,
+             y.astype(np.float32) + x.astype(np.float32) * np.float32(0.5) + f.astype(np.float32)]
+    return r.exact(lambda: r.mod.sem_small_ints(*ins, *outs), outs, wants)
+
+
 CHECKS = {"sem_int": check_int, "sem_to_int": check_to_int, "sem_math": check_math, "sem_reduce": check_reduce,
           "sem_shape": check_shape, "sem_loops": check_loops, "sem_atomic": check_atomic,
           "sem_narrow": check_narrow, "sem_dot": check_dot, "sem_layout": check_layout, "sem_grid": check_grid,
@@ -467,7 +487,7 @@ CHECKS = {"sem_int": check_int, "sem_to_int": check_to_int, "sem_math": check_ma
           "sem_tile_division": lambda r: check_division(r, "sem_tile_division"),
           "sem_value_major": lambda r: check_division(r, "sem_value_major"),
           "sem_fast_division": check_fast_division, "sem_spill": check_spill, "sem_tree": check_tree,
-          "sem_fast_math": check_fast_math}
+          "sem_fast_math": check_fast_math, "sem_small_ints": check_small_ints}
 
 
 def run(bundle_path, seed=None):
