@@ -89,6 +89,9 @@ def search(megac, pool, prune=False):
         # the sources whose PTX the built-in list changes, on any target
         full = all_ptx(megac, TARGETS, "none", pool)
         files = sorted({s for (s, t), text in all_ptx(megac, TARGETS, None, pool).items() if text != full[(s, t)]})
+        if not files:
+            print("the built-in list changes no source's PTX: nothing to prune")
+            return 0
         print("sources the built-in list changes: " + ", ".join(os.path.relpath(s, ROOT) for s in files))
     base = all_ptx(megac, TARGETS[:1], "none", pool, files)
     runs = [r for r in pass_runs(megac, TARGETS[0]) if r.split(":")[1] != "nvptx-isel"]
