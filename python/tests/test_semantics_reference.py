@@ -1,6 +1,7 @@
 """The NumPy side of the GPU semantics test (test/gpu/run_semantics.py) on CPU: its helpers give the language's
 semantics, and its comparison counts a wrong or unwritten element (CI runs these; the kernels need a GPU)."""
 import os
+import re
 import sys
 
 import numpy as np
@@ -55,3 +56,11 @@ def test_an_unwritten_element_fails_one_of_the_two_runs():
         run[1] = 7  # element 1 written, element 0 never
     result = rs.Runner.exact(_Replay([[poisoned[0]], [poisoned[1]]]), None, [None], [want])
     assert result["wrong"] == 1
+
+
+def test_every_kernel_of_the_file_has_a_check():
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "test", "gpu", "semantics.mega")
+    with open(path) as f:
+        kernels = re.findall(r"^kernel (\w+)", f.read(), re.M)
+    assert len(kernels) == 20
+    assert sorted(kernels) == sorted(rs.CHECKS)
