@@ -2,6 +2,7 @@
 #include "ManifestBuilder.h"
 
 #include "frontend/ASTPrinter.h"
+#include "megac/runtime/dtype.h"
 
 #include <array>
 #include <optional>
@@ -9,28 +10,10 @@
 namespace megac {
 namespace {
 
+// The language and the runtime spell element types alike (frontend/Types.cpp,
+// runtime/dtype.cpp; frontend_tests ElementTypes.RuntimeSpellsEveryOneAlike).
 rt::DType toDType(fe::ScalarKind k) {
-  using K = fe::ScalarKind;
-  switch (k) {
-  case K::I1: return rt::DType::i1;
-  case K::I8: return rt::DType::i8;
-  case K::I16: return rt::DType::i16;
-  case K::I32: return rt::DType::i32;
-  case K::I64: return rt::DType::i64;
-  case K::U8: return rt::DType::u8;
-  case K::U16: return rt::DType::u16;
-  case K::U32: return rt::DType::u32;
-  case K::U64: return rt::DType::u64;
-  case K::F16: return rt::DType::f16;
-  case K::BF16: return rt::DType::bf16;
-  case K::F32: return rt::DType::f32;
-  case K::F64: return rt::DType::f64;
-  case K::F8E4M3: return rt::DType::f8e4m3;
-  case K::F8E5M2: return rt::DType::f8e5m2;
-  case K::F4E2M1X2: return rt::DType::f4e2m1x2;
-  case K::E8M0: return rt::DType::e8m0;
-  }
-  return rt::DType::u8;
+  return rt::parseDType(fe::scalarKindName(k)).value();
 }
 
 /// A kernel's grid as the manifest spells it: three expressions, "1" for the
