@@ -9,6 +9,12 @@
 //   mode 4: mode 3 with the slot's indirection before the wait (the state's address read from slot[request]).
 //   mode 5: mode 4 with a fast softplus (log of 1 + exp through the approximate ex2 / lg2).
 //   mode 6: mode 4 launched plainly (no early launch).
+//   mode 7: mode 5 with the five inputs' lines prefetched into the L2 before the wait (prefetch.global.L2: a hint
+//           with no effect on what the loads after the wait read, which the kernel before may still be writing).
+//   mode 8: mode 1 (the floor) with its one read's line prefetched into the L2 before the wait.
+//   mode 9: mode 7 with one prefetch a warp for the lines all its lanes share (v, a, b).
+//   mode 10: mode 1 with its one read made before the wait too (ld.global.cg, into the L2 only; the value dropped).
+//   mode 11: mode 5 with its five reads made before the wait too, as mode 10.
 #include "graph_timing.h"
 #include <cstdint>
 
@@ -16,6 +22,13 @@ __device__ __forceinline__ float bf(uint32_t h) { return __uint_as_float(h << 16
 __device__ __forceinline__ float warp_sum(float v) {
   for (int d = 16; d; d >>= 1) v += __shfl_xor_sync(~0u, v, d);
   return v;
+}
+
+__device__ __forceinline__ void prefetch_l2(const void* p) { asm volatile("prefetch.global.L2 [%0];" :: "l"(p)); }
+// A load into the L2 only whose value is dropped (kept alive by an empty asm after the wait, so it is issued).
+__device__ __forceinline__ unsigned touch_l2(const void* p) {
+  unsigned short x; asm volatile("ld.global.cg.u16 %0, [%1];" : "=h"(x) : "l"(p));
+  return x;
 }
 
 struct Args {
@@ -27,12 +40,27 @@ __global__ void __launch_bounds__(128) step(Args p, int mode) {
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
   const int head = blockIdx.x / 32, lane = threadIdx.x & 31, row = blockIdx.x * 4 + threadIdx.x / 32;
   // mode >= 4: the state's address waits on the slot's load (slot 0: every set holds one pool of state).
-  const size_t sl = mode >= 4 ? (size_t)p.slot[0] : 0;
+  const size_t sl = mode >= 4 && mode != 8 && mode != 10 ? (size_t)p.slot[0] : 0;
   const size_t base = (sl * 512 * 4 + row) * 128 + lane * 4;
   float4 s = *reinterpret_cast<float4*>(p.state + base);
   float alog = p.a_log[head], bias = p.dt_bias[head];
+  if (mode == 7) {
+    prefetch_l2(p.q + head * 32 + lane); prefetch_l2(p.k + head * 32 + lane); prefetch_l2(p.v + row);
+    prefetch_l2(p.a + head); prefetch_l2(p.b + head);
+  }
+  if (mode == 8) prefetch_l2(p.qkv + head * 128 + threadIdx.x);
+  if (mode == 9) {
+    prefetch_l2(p.q + head * 32 + lane); prefetch_l2(p.k + head * 32 + lane);
+    if (lane == 0) { prefetch_l2(p.v + row); prefetch_l2(p.a + head); prefetch_l2(p.b + head); }
+  }
+  unsigned sink = 0;
+  if (mode == 10) sink = touch_l2(p.qkv + head * 128 + threadIdx.x);
+  if (mode == 11)
+    sink = touch_l2(p.q + head * 32 + lane) + touch_l2(p.k + head * 32 + lane) + touch_l2(p.v + row) +
+           touch_l2(p.a + head) + touch_l2(p.b + head);
   asm volatile("griddepcontrol.wait;" ::: "memory");
-  if (mode == 1) {
+  asm volatile("" :: "r"(sink));
+  if (mode == 1 || mode == 8 || mode == 10) {
     uint4 w = p.qkv[head * 128 + threadIdx.x];
     float k = bf(w.x) + bf(w.y) * 0.5f + bf(w.z) * 0.25f;
     float x = s.x * k, y = s.y * k, z = s.z * k;
@@ -65,7 +93,7 @@ __global__ void __launch_bounds__(128) step(Args p, int mode) {
   float rq = rsqrtf(qq + 1e-6f) * 0.08838834764831845f, rk = rsqrtf(kk + 1e-6f);
   float beta = __fdividef(1.f, 1.f + __expf(-bv));
   float x = av + bias;
-  float sp = mode == 5 ? __logf(1.f + __expf(x)) : log1pf(__expf(x));
+  float sp = mode >= 5 ? __logf(1.f + __expf(x)) : log1pf(__expf(x));
   sp = x > 20.f ? x : sp;
   float decay = __expf(-__expf(alog) * sp);
   float u = beta * (vv - decay * rk * skv);
@@ -95,7 +123,7 @@ int main() {
   }
   cudaStream_t s; CK(cudaStreamCreate(&s));
   for (int round = 0; round < 2; ++round)
-    for (int mode = 1; mode <= 6; ++mode) {
+    for (int mode = 1; mode <= 11; ++mode) {
       int early = mode != 6, kmode = mode == 6 ? 4 : mode;
       float us = us_per_launch(s, nsets, [&](int i) {
         launch_pdl(step, dim3(512), dim3(128), s, early, sets[i], kmode);
