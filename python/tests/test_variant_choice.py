@@ -15,6 +15,7 @@ import pytest
 pytest.importorskip("megac._compiler", reason="megac._compiler not built")
 
 import megac  # noqa: E402
+from megac.reference import attn_plan  # noqa: E402
 from megac.reference.shapes import BENCH, SHAPES  # noqa: E402
 
 ROOT = os.environ.get("MEGAC_SOURCE_DIR") or os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -81,7 +82,18 @@ def _attn_rows(s, grid):
     return "r64" if rows > 32 else "r32" if rows > 16 else "default"
 
 
-# kernel -> (reference whose shapes it runs at, expected variant from (shape, grid of the launch))
+def _with_split_plan(s):
+    """The shape with the split plan the attention references launch the merge kernels with."""
+    split_pages, nsplit = attn_plan.split_plan(s["B"], s["Hkv"], attn_plan.max_pages(s["ctx"]), SMS)
+    return dict(s, split_pages=split_pages, nsplit=nsplit)
+
+
+def _merge(s, grid):
+    return "wide" if s["nsplit"] > 32 else "default"
+
+
+# kernel -> (reference whose shapes it runs at, expected variant from (shape, grid of the launch)[, the
+# shape's scalars the reference adds, from the shape])
 EXPECTED = {
     "shared_act_quant": ("shared_act_quant", _shared_act_quant),
     "gdn_core": ("gdn_core", _gdn_core),
@@ -103,6 +115,8 @@ EXPECTED = {
     "vector_add": ("vector_add", lambda s, g: ("tiny" if s["n"] <= 1 << 17 else "small" if s["n"] <= 1 << 20
                                                else "vec4") if s["n"] % 4 == 0 else "default"),
     "attn_split_verify": ("attn_decode_verify", _attn_rows),
+    "attn_merge_q1": ("attn_decode_q1", _merge, _with_split_plan),
+    "attn_merge_verify": ("attn_decode_verify", _merge, _with_split_plan),
     "draft_fin": ("draft_fin", lambda s, g: "unroll2" if g[0] * g[1] * g[2] > 2 * SMS else "default"),
     "draft_fin_residual": ("draft_fin_residual",
                            lambda s, g: "occupancy" if g[0] * g[1] * g[2] > 2 * SMS else "default"),
@@ -160,10 +174,12 @@ def _shapes(ref_name):
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_each_shape_launches_the_measured_variant(name, kernels):
     kernel, entry = kernels[name]
-    ref_name, expected = EXPECTED[name]
+    ref_name, expected, *scalars = EXPECTED[name]
     names = {v["name"] for v in entry["variants"]}
     wrong = []
     for shape in _shapes(ref_name):
+        if scalars:
+            shape = scalars[0](shape)
         launch = _launch(kernel, entry, shape)
         want = expected(shape, launch["grid"])
         assert want in names, f"{name}: no variant '{want}' (has {sorted(names)})"

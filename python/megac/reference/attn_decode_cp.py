@@ -15,10 +15,10 @@ import math
 
 import torch
 
+from .attn_plan import MAX_SPLITS, PAGE, split_plan  # noqa: F401 (MAX_SPLITS: this module's name for it)
 from .common import Close, Kernel, cdiv, generator, randn
 from .shapes import BENCH, SHAPES
 
-PAGE = 64
 D = 256
 
 
@@ -50,20 +50,6 @@ def split_merge(q, K, V, n_splits, mask=None):
     lse = Mx + torch.log(torch.exp(lse_s - Mx).sum(0))
     o = (torch.exp(lse_s - lse)[..., None] * torch.stack(outs)).sum(0)
     return o, lse
-
-
-MAX_SPLITS = 512  # the merge kernel reads a row's lse in one tile of this many
-
-
-def split_plan(B, Hkv, max_pages, sms=132, waves=2):
-    """(split_pages, nsplit): pages per split and splits per request, so that the split kernel's
-    B * Hkv * nsplit programs (one per request, kv head and split; each takes all query rows of its kv head)
-    make about `waves` waves over the SMs (one program per SM fits). Uses only shapes, never lengths on the
-    device, so a launch sequence can be captured in a CUDA graph."""
-    programs = B * Hkv
-    want = min(MAX_SPLITS, max(1, cdiv(waves * sms, programs)))
-    split_pages = max(1, cdiv(max_pages, want))
-    return split_pages, cdiv(max_pages, split_pages)
 
 
 def _sm_count(device):
