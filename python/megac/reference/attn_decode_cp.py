@@ -8,14 +8,16 @@ Output o = attention * sigmoid(gate), bf16. The reference computes attention dir
 `split_merge` is the split + merge formulation the kernel uses, and must agree with it (tested).
 
 The megac kernels run in two launches (LAUNCHES): attn_split_* writes each split's partial output and
-log-sum-exp to a float32 workspace (o_part, lse_part), attn_merge_* combines them. `split_plan` is the host's
-choice of split size: enough programs to fill the GPU, at least one page per split.
+log-sum-exp to a float32 workspace (o_part, lse_part), attn_merge_* combines them. `split_plan` (from
+attn_plan) is the host's choice of split size: enough programs to fill the GPU, at least one page per split.
 """
 import math
 
 import torch
 
-from .attn_plan import MAX_SPLITS, PAGE, split_plan  # noqa: F401 (MAX_SPLITS: this module's name for it)
+# The split plan lives in a torch-free module (the variant-choice test reads it); named here too, where callers
+# and tests of the reference find them.
+from .attn_plan import MAX_SPLITS, PAGE, split_plan  # noqa: F401
 from .common import Close, Kernel, cdiv, generator, randn
 from .shapes import BENCH, SHAPES
 
