@@ -8,7 +8,7 @@ check and its per-call bounds, under the runtime's slot contract (megac.slots, d
 
 A call passes the parameters of the slot's kernels by name, as megac.reference's inputs() builds them; the slot
 picks the kernel variant from them (FP8 or bf16 output, f32 or bf16 logits, plain weight, UE8M0 scales, swizzled
-scales, residual). The attention slots allocate their split-KV workspace (megac.reference.attn_decode_cp
+scales, residual). The attention slots allocate their split-KV workspace (megac.reference.attn_plan
 .split_plan) per shape on first use, so run each shape once before capturing a CUDA graph.
 
 Capability: a slot is available when its bundle holds its kernels and the GPU is one the bundles target
