@@ -31,20 +31,13 @@ DEFAULT_CASES = ("attn_decode_verify:B=32,ctx=4096 attn_decode_verify:B=8,ctx=40
 def with_plan(fn, waves):
     """fn(args) run with the split plan of `waves` waves: each argument set gets its own workspace of that
     plan (allocated on its first call, outside the graph capture: Timer calls fn once per set first)."""
-    import torch
     from megac.reference import attn_decode_cp as attn
     spaces = {}
 
     def run(a):
         key = id(a["q"])
-        if key not in spaces:
-            sms = torch.cuda.get_device_properties(a["q"].device).multi_processor_count
-            sp, ns = attn.split_plan(a["B"], a["Hkv"], a["max_pages"], sms, waves=waves)
-            rows = tuple(a["q"].shape[:-1])
-            spaces[key] = (a["q"], dict(  # q kept alive, so that its id is not reused for another set's
-                split_pages=sp, nsplit=ns,
-                o_part=torch.empty(rows + (ns, attn.D), device=a["q"].device, dtype=torch.float32),
-                lse_part=torch.empty(rows + (ns,), device=a["q"].device, dtype=torch.float32)))
+        if key not in spaces:  # q kept alive, so that its id is not reused for another set's
+            spaces[key] = (a["q"], attn.workspace(a["q"], a["Hkv"], a["max_pages"], waves=waves))
         fn(dict(a, **spaces[key][1]))
     return run
 
