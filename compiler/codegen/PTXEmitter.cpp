@@ -1,4 +1,5 @@
 #include "PTXEmitter.h"
+#include "LibdeviceInHouse.h"
 #include "PassSkips.h"
 #include "PtxClone.h"
 #include "SlsrGate.h"
@@ -12,7 +13,6 @@
 #include "mlir/Target/LLVMIR/Export.h"
 
 #include "llvm/Bitcode/BitcodeReader.h"
-#include "llvm/IR/IntrinsicsNVPTX.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
@@ -68,38 +68,6 @@ const llvm::MemoryBuffer *libdeviceBytes(const std::string &path) {
     slot = std::move(*buffer);
   }
   return slot.get();
-}
-
-// libdevice functions whose whole body, with denormals not flushed (the
-// module's "nvvm-reflect-ftz" is 0), is one NVVM intrinsic: a call to one is
-// that intrinsic. A module that calls no other libdevice function then links
-// none (attention's split kernels, softmax, hop, gdn_conv): the same IR after
-// inlining, so the same PTX, without reading libdevice's bitcode.
-void callIntrinsicsForLibdevice(llvm::Module &module) {
-  struct SameAs {
-    const char *name;
-    llvm::Intrinsic::ID id;
-    bool overloaded; // on its f32 type
-  };
-  static const SameAs kSameAs[] = {
-      {"__nv_fast_fdividef", llvm::Intrinsic::nvvm_div_approx_f, false},
-      {"__nv_fast_log2f", llvm::Intrinsic::nvvm_lg2_approx_f, false},
-      {"__nv_exp2f", llvm::Intrinsic::nvvm_ex2_approx, true},
-      {"__nv_rsqrtf", llvm::Intrinsic::nvvm_rsqrt_approx_f, false},
-  };
-  for (const SameAs &same : kSameAs) {
-    llvm::Function *f = module.getFunction(same.name);
-    if (!f || !f->isDeclaration())
-      continue;
-    llvm::Type *f32 = llvm::Type::getFloatTy(module.getContext());
-    llvm::Function *intrinsic =
-        same.overloaded ? llvm::Intrinsic::getOrInsertDeclaration(&module, same.id, {f32})
-                        : llvm::Intrinsic::getOrInsertDeclaration(&module, same.id);
-    if (intrinsic->getFunctionType() != f->getFunctionType())
-      continue;
-    f->replaceAllUsesWith(intrinsic);
-    f->eraseFromParent();
-  }
 }
 
 // Links only the libdevice functions the kernel calls, then internalizes
@@ -371,7 +339,7 @@ FailureOr<PTXOutput> emitPTX(ModuleOp module, const Target &target,
   llvmModule->addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz",
                             uint32_t(0));
 
-  callIntrinsicsForLibdevice(*llvmModule);
+  defineLibdeviceInHouse(*llvmModule);
   if (failed(linkLibdevice(*llvmModule, libdevicePath, loc)))
     return failure();
   if (llvm::verifyModule(*llvmModule, &llvm::errs()))

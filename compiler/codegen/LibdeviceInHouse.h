@@ -1,0 +1,24 @@
+#pragma once
+// libdevice functions that megac writes itself instead of linking them from
+// libdevice.10.bc. Reading libdevice's bitcode (its symbol table, types and
+// metadata, before the one function a kernel needs is materialized) costs
+// milliseconds a compile; a function whose body, with denormals not flushed
+// (the module's "nvvm-reflect-ftz" is 0), is a handful of NVVM intrinsics can
+// be written here instruction for instruction, so that the optimizer sees the
+// same IR after inlining and prints the same PTX.
+
+namespace llvm {
+class Module;
+}
+
+namespace megac {
+
+// Replaces the calls to libdevice functions that are one NVVM intrinsic
+// (__nv_exp2f, __nv_fast_fdividef, ...) with that intrinsic, and gives
+// __nv_expf, if declared, libdevice's body (non-flushing path) as an
+// internal always-inline function. A module that calls no other libdevice
+// function then links none. MEGAC_OWN_LIBDEVICE=none: none of this, every
+// libdevice function is linked from libdevice.10.bc.
+void defineLibdeviceInHouse(llvm::Module &module);
+
+} // namespace megac
