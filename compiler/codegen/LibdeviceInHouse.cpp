@@ -18,8 +18,7 @@ float bitsToFloat(uint32_t bits) {
 }
 
 // libdevice functions whose whole body is one NVVM intrinsic: a call to one
-// is that intrinsic (attention's split kernels, softmax, hop and gdn_conv
-// call only these).
+// is that intrinsic.
 void callIntrinsics(llvm::Module &module) {
   struct SameAs {
     const char *name;
@@ -31,6 +30,9 @@ void callIntrinsics(llvm::Module &module) {
       {"__nv_fast_log2f", llvm::Intrinsic::nvvm_lg2_approx_f, false},
       {"__nv_exp2f", llvm::Intrinsic::nvvm_ex2_approx, true},
       {"__nv_rsqrtf", llvm::Intrinsic::nvvm_rsqrt_approx_f, false},
+      // __CUDA_PREC_SQRT is 0 too (no "nvvm-reflect-prec-sqrt" flag): the
+      // approximate square root (@fast_math sqrt; IEEE sqrt is llvm.sqrt).
+      {"__nv_sqrtf", llvm::Intrinsic::nvvm_sqrt_approx_f, false},
   };
   llvm::Type *f32 = llvm::Type::getFloatTy(module.getContext());
   for (const SameAs &same : kSameAs) {
@@ -47,6 +49,39 @@ void callIntrinsics(llvm::Module &module) {
   }
 }
 
+// An f32 -> f32 libdevice function `name` that the module declares, made an
+// internal always-inline function whose body `build` writes (given the
+// builder and the argument); false if the module does not declare it.
+bool define(llvm::Module &module, const char *name,
+            llvm::function_ref<void(llvm::IRBuilder<> &, llvm::Value *)> build) {
+  llvm::Function *f = module.getFunction(name);
+  llvm::Type *f32 = llvm::Type::getFloatTy(module.getContext());
+  if (!f || !f->isDeclaration() ||
+      f->getFunctionType() != llvm::FunctionType::get(f32, {f32}, false))
+    return false;
+  f->setLinkage(llvm::GlobalValue::InternalLinkage);
+  f->addFnAttr(llvm::Attribute::AlwaysInline);
+  f->addFnAttr(llvm::Attribute::NoUnwind);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(module.getContext(), "", f));
+  build(b, f->getArg(0));
+  return true;
+}
+
+// Builds calls of NVVM intrinsics and f32 constants at a builder's point.
+struct Emit {
+  llvm::Module &module;
+  llvm::IRBuilder<> &b;
+  llvm::Value *call(llvm::Intrinsic::ID id, llvm::ArrayRef<llvm::Value *> args,
+                    llvm::ArrayRef<llvm::Type *> types = {}) {
+    return b.CreateCall(llvm::Intrinsic::getOrInsertDeclaration(&module, id, types), args);
+  }
+  llvm::Value *fma(llvm::Value *x, llvm::Value *y, llvm::Value *z) {
+    return call(llvm::Intrinsic::nvvm_fma_rn_f, {x, y, z});
+  }
+  llvm::Constant *f32(float v) { return llvm::ConstantFP::get(b.getFloatTy(), v); }
+  llvm::Constant *bits(uint32_t v) { return f32(bitsToFloat(v)); }
+};
+
 // __nv_expf as libdevice 10 computes it without flushing denormals: e^a =
 // 2^j * 2^r, with j = round-down(a * log2(e)) found through a saturated
 // fma against 1.5 * 2^23 (so that j's bits can be shifted into an exponent)
@@ -54,37 +89,98 @@ void callIntrinsics(llvm::Module &module) {
 // 2^r by ex2.approx. The operations are libdevice's, in its order, constants
 // included (the optimizer folds the same constant expressions).
 void defineExpf(llvm::Module &module) {
-  llvm::Function *f = module.getFunction("__nv_expf");
-  llvm::LLVMContext &ctx = module.getContext();
-  llvm::Type *f32 = llvm::Type::getFloatTy(ctx);
-  if (!f || !f->isDeclaration() ||
-      f->getFunctionType() != llvm::FunctionType::get(f32, {f32}, false))
-    return;
-  f->setLinkage(llvm::GlobalValue::InternalLinkage);
-  f->addFnAttr(llvm::Attribute::AlwaysInline);
-  f->addFnAttr(llvm::Attribute::NoUnwind);
-  llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "", f));
-  auto intrinsic = [&](llvm::Intrinsic::ID id, llvm::ArrayRef<llvm::Value *> args,
-                       llvm::ArrayRef<llvm::Type *> types = {}) {
-    return b.CreateCall(llvm::Intrinsic::getOrInsertDeclaration(&module, id, types), args);
-  };
-  auto c = [&](float v) { return llvm::ConstantFP::get(f32, v); };
-  llvm::Value *a = f->getArg(0);
-  llvm::Value *log2eHigh = c(bitsToFloat(0x3FB8AA3B)); // log2(e), rounded
-  llvm::Value *log2eLow = c(bitsToFloat(0x32A57060));  // log2(e) - log2eHigh
-  llvm::Value *shifter = c(bitsToFloat(0x4B400000));   // 1.5 * 2^23
-  llvm::Value *t = intrinsic(llvm::Intrinsic::nvvm_fma_rn_f,
-                             {a, b.CreateFDiv(log2eHigh, c(252.0f)), c(0.5f)});
-  llvm::Value *sat = intrinsic(llvm::Intrinsic::nvvm_saturate_f, {t});
-  llvm::Value *bias = b.CreateFAdd(b.CreateFAdd(c(-126.0f), shifter), c(127.0f));
-  llvm::Value *j = intrinsic(llvm::Intrinsic::nvvm_fma_rm_f, {sat, c(252.0f), bias});
-  llvm::Value *negJ = b.CreateFSub(c(-0.0f), b.CreateFSub(j, b.CreateFAdd(shifter, c(127.0f))));
-  llvm::Value *r = intrinsic(llvm::Intrinsic::nvvm_fma_rn_f, {a, log2eHigh, negJ});
-  r = intrinsic(llvm::Intrinsic::nvvm_fma_rn_f, {a, log2eLow, r});
-  llvm::Value *scale = b.CreateBitCast(
-      b.CreateShl(b.CreateBitCast(j, b.getInt32Ty()), 23), f32);
-  llvm::Value *e = intrinsic(llvm::Intrinsic::nvvm_ex2_approx_ftz, {r}, {f32});
-  b.CreateRet(b.CreateFMul(e, scale));
+  define(module, "__nv_expf", [&](llvm::IRBuilder<> &b, llvm::Value *a) {
+    Emit e{module, b};
+    llvm::Value *log2eHigh = e.bits(0x3FB8AA3B); // log2(e), rounded
+    llvm::Value *log2eLow = e.bits(0x32A57060);  // log2(e) - log2eHigh
+    llvm::Value *shifter = e.bits(0x4B400000);   // 1.5 * 2^23
+    llvm::Value *t = e.fma(a, b.CreateFDiv(log2eHigh, e.f32(252.0f)), e.f32(0.5f));
+    llvm::Value *sat = e.call(llvm::Intrinsic::nvvm_saturate_f, {t});
+    llvm::Value *bias = b.CreateFAdd(b.CreateFAdd(e.f32(-126.0f), shifter), e.f32(127.0f));
+    llvm::Value *j = e.call(llvm::Intrinsic::nvvm_fma_rm_f, {sat, e.f32(252.0f), bias});
+    llvm::Value *negJ =
+        b.CreateFSub(e.f32(-0.0f), b.CreateFSub(j, b.CreateFAdd(shifter, e.f32(127.0f))));
+    llvm::Value *r = e.fma(a, log2eHigh, negJ);
+    r = e.fma(a, log2eLow, r);
+    llvm::Value *scale =
+        b.CreateBitCast(b.CreateShl(b.CreateBitCast(j, b.getInt32Ty()), 23), b.getFloatTy());
+    llvm::Value *p = e.call(llvm::Intrinsic::nvvm_ex2_approx_ftz, {r}, {b.getFloatTy()});
+    b.CreateRet(b.CreateFMul(p, scale));
+  });
+}
+
+// __nv_fast_logf (@fast_math log): lg2.approx times ln(2).
+void defineFastLogf(llvm::Module &module) {
+  define(module, "__nv_fast_logf", [&](llvm::IRBuilder<> &b, llvm::Value *a) {
+    Emit e{module, b};
+    llvm::Value *lg2 = e.call(llvm::Intrinsic::nvvm_lg2_approx_f, {a});
+    b.CreateRet(b.CreateFMul(e.bits(0x3F317218), lg2)); // ln(2)
+  });
+}
+
+// __nv_log1pf (softplus) as libdevice 10 computes it without flushing
+// denormals: 1 + a = 2^k * m with m near 1 (k from 1 + a rounded toward
+// zero, m scaled from a so that no rounding of 1 + a is kept), log1p =
+// k * ln(2) + a polynomial in m - 1; +inf, NaN and a < -1 through
+// fma(a, inf, inf) (inf, NaN, NaN), and -0 kept. libdevice's operations,
+// blocks and constants, in its order.
+void defineLog1pf(llvm::Module &module) {
+  define(module, "__nv_log1pf", [&](llvm::IRBuilder<> &b, llvm::Value *a) {
+    Emit e{module, b};
+    llvm::LLVMContext &ctx = module.getContext();
+    llvm::Function *f = b.GetInsertBlock()->getParent();
+    llvm::Type *i32 = b.getInt32Ty();
+    llvm::Value *onePlus = e.call(llvm::Intrinsic::nvvm_add_rz_f, {a, e.f32(1.0f)});
+    llvm::Value *k = b.CreateAnd(b.CreateSub(b.CreateBitCast(onePlus, i32), b.getInt32(0x3F400000)),
+                                 b.getInt32(int32_t(0xFF800000)));
+    llvm::Value *m = b.CreateBitCast(b.CreateSub(b.CreateBitCast(a, i32), k), b.getFloatTy());
+    llvm::Value *s = b.CreateBitCast(b.CreateSub(b.getInt32(0x40800000), k), b.getFloatTy());
+    llvm::Value *x = b.CreateFAdd(m, e.fma(e.f32(0.25f), s, e.f32(-1.0f)));
+    llvm::Value *kf = b.CreateFMul(b.CreateSIToFP(k, b.getFloatTy()), e.bits(0x34000000)); // 2^-23
+    llvm::Value *p = e.fma(e.bits(0xBD39BF78), x, e.bits(0x3DD80012));
+    for (uint32_t c : {0xBE0778E0u, 0x3E146475u, 0xBE2A68DDu, 0x3E4CAF9Eu, 0xBE800042u,
+                       0x3EAAAAE6u})
+      p = e.fma(p, x, e.bits(c));
+    p = e.fma(p, x, e.f32(-0.5f));
+    p = e.fma(b.CreateFMul(p, x), x, x);
+    llvm::Value *r = e.fma(kf, e.bits(0x3F317218), p); // + k * ln(2)
+    llvm::Value *bits = b.CreateBitCast(a, i32);
+    llvm::BasicBlock *entry = b.GetInsertBlock();
+    auto *special = llvm::BasicBlock::Create(ctx, "", f);
+    auto *infNanOrBelowMinusOne = llvm::BasicBlock::Create(ctx, "", f);
+    auto *zero = llvm::BasicBlock::Create(ctx, "", f);
+    auto *signedZero = llvm::BasicBlock::Create(ctx, "", f);
+    auto *keepZero = llvm::BasicBlock::Create(ctx, "", f);
+    auto *done = llvm::BasicBlock::Create(ctx, "", f);
+    // +inf, NaN or negative (the sign bit set: unsigned above +inf's bits).
+    b.CreateCondBr(b.CreateICmpUGE(bits, b.getInt32(0x7F800000)), special, done);
+    b.SetInsertPoint(special);
+    // As signed integers, +inf and NaN are positive and the negative floats
+    // order by falling magnitude: above -1's bits are +inf, NaN and a < -1.
+    b.CreateCondBr(b.CreateICmpSGT(bits, b.getInt32(int32_t(0xBF800000))), infNanOrBelowMinusOne,
+                   zero);
+    b.SetInsertPoint(infNanOrBelowMinusOne);
+    llvm::Value *inf = e.bits(0x7F800000);
+    llvm::Value *viaInf = e.fma(a, inf, inf);
+    b.CreateBr(zero);
+    b.SetInsertPoint(zero);
+    llvm::PHINode *r0 = b.CreatePHI(b.getFloatTy(), 2);
+    r0->addIncoming(viaInf, infNanOrBelowMinusOne);
+    r0->addIncoming(r, special);
+    b.CreateCondBr(b.CreateFCmpOEQ(a, e.f32(0.0f)), signedZero, keepZero);
+    b.SetInsertPoint(signedZero);
+    b.CreateBr(keepZero);
+    b.SetInsertPoint(keepZero);
+    llvm::PHINode *r1 = b.CreatePHI(b.getFloatTy(), 2);
+    r1->addIncoming(e.f32(-0.0f), signedZero);
+    r1->addIncoming(r0, zero);
+    b.CreateBr(done);
+    b.SetInsertPoint(done);
+    llvm::PHINode *out = b.CreatePHI(b.getFloatTy(), 2);
+    out->addIncoming(r1, keepZero);
+    out->addIncoming(r, entry);
+    b.CreateRet(out);
+  });
 }
 
 } // namespace
@@ -96,6 +192,8 @@ void defineLibdeviceInHouse(llvm::Module &module) {
     return;
   callIntrinsics(module);
   defineExpf(module);
+  defineFastLogf(module);
+  defineLog1pf(module);
 }
 
 } // namespace megac

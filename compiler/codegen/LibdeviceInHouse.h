@@ -15,9 +15,9 @@ namespace megac {
 
 // Replaces the calls to libdevice functions that are one NVVM intrinsic
 // (__nv_exp2f, __nv_fast_fdividef, ...) with that intrinsic, and gives
-// __nv_expf, if declared, libdevice's body (non-flushing path) as an
-// internal always-inline function. A module that calls no other libdevice
-// function then links none. MEGAC_OWN_LIBDEVICE=none: none of this, every
+// __nv_expf, __nv_fast_logf and __nv_log1pf, where declared, libdevice's
+// bodies (non-flushing path) as internal always-inline functions. A module
+// that calls no other libdevice function then links none. MEGAC_OWN_LIBDEVICE=none: none of this, every
 // libdevice function is linked from libdevice.10.bc.
 void defineLibdeviceInHouse(llvm::Module &module);
 

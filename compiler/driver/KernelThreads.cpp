@@ -23,7 +23,8 @@ namespace {
 
 // A group of kernels smaller than this (in codeSize's units) is not worth a
 // thread of its own: it joins another group. A thread costs an LLVM
-// context, a target machine and libdevice's lazy parse (the value 150 is the
+// context, a target machine and, where a kernel calls libdevice functions
+// megac does not write itself, libdevice's lazy parse (the value 150 is the
 // one results/compile_times_threads_skips.md measured).
 constexpr size_t kMinGroupSize = 150;
 
