@@ -6,6 +6,8 @@ that compile, which covers reading and checking the whole file, the tile passes,
 The runs go round robin over the kernels (one compile of each, then again), so that a slow spell of a shared
 machine, which lasts seconds, lands on every kernel's runs alike instead of on a few kernels' medians.
 usage: scripts/compile_times.py [--megac build/compiler/tools/megac] [--runs 5] > ms.json
+With --baseline OTHER_MEGAC each kernel's compile alternates between the two compilers (a slow spell lands on
+both alike) and the JSON gives, per kernel, {"megac": ms, "baseline": ms}.
 """
 import argparse
 import glob
@@ -34,14 +36,22 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--megac", default=os.path.join(ROOT, "build/compiler/tools/megac"))
     p.add_argument("--runs", type=int, default=5)
+    p.add_argument("--baseline", help="another megac, alternated with --megac")
     a = p.parse_args()
     todo = [(path, k) for path in sorted(glob.glob(os.path.join(ROOT, "kernels-dsl/*.mega")))
             for k in kernels_of(a.megac, path)]
-    times = {k: [] for _, k in todo}
-    for _ in range(a.runs):
+    compilers = {"megac": a.megac, **({"baseline": a.baseline} if a.baseline else {})}
+    times = {(k, name): [] for _, k in todo for name in compilers}
+    for run in range(a.runs):
         for path, k in todo:
-            times[k].append(compile_ms(a.megac, path, k))
-    result = {k: round(statistics.median(t), 1) for k, t in times.items()}
+            # Alternate which compiler goes first, so that neither always warms the file cache.
+            for name in (list(compilers) if run % 2 == 0 else list(reversed(compilers))):
+                times[(k, name)].append(compile_ms(compilers[name], path, k))
+    median = {key: round(statistics.median(t), 1) for key, t in times.items()}
+    if a.baseline:
+        result = {k: {name: median[(k, name)] for name in compilers} for _, k in todo}
+    else:
+        result = {k: median[(k, "megac")] for _, k in todo}
     print(json.dumps(result, indent=1, sort_keys=True))
 
 
