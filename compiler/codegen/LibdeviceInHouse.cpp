@@ -1,5 +1,6 @@
 #include "LibdeviceInHouse.h"
 
+#include "llvm/ADT/bit.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/IntrinsicsNVPTX.h"
 #include "llvm/IR/Module.h"
@@ -9,13 +10,6 @@
 
 namespace megac {
 namespace {
-
-float bitsToFloat(uint32_t bits) {
-  float f;
-  static_assert(sizeof f == sizeof bits);
-  __builtin_memcpy(&f, &bits, sizeof f);
-  return f;
-}
 
 // libdevice functions whose whole body is one NVVM intrinsic: a call to one
 // is that intrinsic.
@@ -51,20 +45,19 @@ void callIntrinsics(llvm::Module &module) {
 
 // An f32 -> f32 libdevice function `name` that the module declares, made an
 // internal always-inline function whose body `build` writes (given the
-// builder and the argument); false if the module does not declare it.
-bool define(llvm::Module &module, const char *name,
+// builder and the argument), if the module declares it.
+void define(llvm::Module &module, const char *name,
             llvm::function_ref<void(llvm::IRBuilder<> &, llvm::Value *)> build) {
   llvm::Function *f = module.getFunction(name);
   llvm::Type *f32 = llvm::Type::getFloatTy(module.getContext());
   if (!f || !f->isDeclaration() ||
       f->getFunctionType() != llvm::FunctionType::get(f32, {f32}, false))
-    return false;
+    return;
   f->setLinkage(llvm::GlobalValue::InternalLinkage);
   f->addFnAttr(llvm::Attribute::AlwaysInline);
   f->addFnAttr(llvm::Attribute::NoUnwind);
   llvm::IRBuilder<> b(llvm::BasicBlock::Create(module.getContext(), "", f));
   build(b, f->getArg(0));
-  return true;
 }
 
 // Builds calls of NVVM intrinsics and f32 constants at a builder's point.
@@ -79,7 +72,7 @@ struct Emit {
     return call(llvm::Intrinsic::nvvm_fma_rn_f, {x, y, z});
   }
   llvm::Constant *f32(float v) { return llvm::ConstantFP::get(b.getFloatTy(), v); }
-  llvm::Constant *bits(uint32_t v) { return f32(bitsToFloat(v)); }
+  llvm::Constant *bits(uint32_t v) { return f32(llvm::bit_cast<float>(v)); }
 };
 
 // __nv_expf as libdevice 10 computes it without flushing denormals: e^a =
@@ -148,9 +141,9 @@ void defineLog1pf(llvm::Module &module) {
     llvm::BasicBlock *entry = b.GetInsertBlock();
     auto *special = llvm::BasicBlock::Create(ctx, "", f);
     auto *infNanOrBelowMinusOne = llvm::BasicBlock::Create(ctx, "", f);
-    auto *zero = llvm::BasicBlock::Create(ctx, "", f);
-    auto *signedZero = llvm::BasicBlock::Create(ctx, "", f);
-    auto *keepZero = llvm::BasicBlock::Create(ctx, "", f);
+    auto *checkMinusZero = llvm::BasicBlock::Create(ctx, "", f);
+    auto *minusZero = llvm::BasicBlock::Create(ctx, "", f);
+    auto *joinSpecial = llvm::BasicBlock::Create(ctx, "", f);
     auto *done = llvm::BasicBlock::Create(ctx, "", f);
     // +inf, NaN or negative (the sign bit set: unsigned above +inf's bits).
     b.CreateCondBr(b.CreateICmpUGE(bits, b.getInt32(0x7F800000)), special, done);
@@ -158,26 +151,26 @@ void defineLog1pf(llvm::Module &module) {
     // As signed integers, +inf and NaN are positive and the negative floats
     // order by falling magnitude: above -1's bits are +inf, NaN and a < -1.
     b.CreateCondBr(b.CreateICmpSGT(bits, b.getInt32(int32_t(0xBF800000))), infNanOrBelowMinusOne,
-                   zero);
+                   checkMinusZero);
     b.SetInsertPoint(infNanOrBelowMinusOne);
     llvm::Value *inf = e.bits(0x7F800000);
     llvm::Value *viaInf = e.fma(a, inf, inf);
-    b.CreateBr(zero);
-    b.SetInsertPoint(zero);
+    b.CreateBr(checkMinusZero);
+    b.SetInsertPoint(checkMinusZero); // a == 0 here only for -0, which stays -0
     llvm::PHINode *r0 = b.CreatePHI(b.getFloatTy(), 2);
     r0->addIncoming(viaInf, infNanOrBelowMinusOne);
     r0->addIncoming(r, special);
-    b.CreateCondBr(b.CreateFCmpOEQ(a, e.f32(0.0f)), signedZero, keepZero);
-    b.SetInsertPoint(signedZero);
-    b.CreateBr(keepZero);
-    b.SetInsertPoint(keepZero);
+    b.CreateCondBr(b.CreateFCmpOEQ(a, e.f32(0.0f)), minusZero, joinSpecial);
+    b.SetInsertPoint(minusZero);
+    b.CreateBr(joinSpecial);
+    b.SetInsertPoint(joinSpecial);
     llvm::PHINode *r1 = b.CreatePHI(b.getFloatTy(), 2);
-    r1->addIncoming(e.f32(-0.0f), signedZero);
-    r1->addIncoming(r0, zero);
+    r1->addIncoming(e.f32(-0.0f), minusZero);
+    r1->addIncoming(r0, checkMinusZero);
     b.CreateBr(done);
     b.SetInsertPoint(done);
     llvm::PHINode *out = b.CreatePHI(b.getFloatTy(), 2);
-    out->addIncoming(r1, keepZero);
+    out->addIncoming(r1, joinSpecial);
     out->addIncoming(r, entry);
     b.CreateRet(out);
   });
