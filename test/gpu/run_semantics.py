@@ -226,6 +226,8 @@ def check_loops(r):
             for j in range(i, n, 2):
                 acc = acc + v[p] * np.float32(j) if (i + j) % 3 == 0 else acc - np.float32(1)
                 count += 1
+        for i in range(0, 4 * n, 2):
+            acc = acc + v[p] * np.float32(i % 5)
         want[p] = acc + np.float32(count)
     wrong = total = 0
     for byte, run in zip(PATTERNS, r.twice(lambda: r.mod.sem_loops(vd, y, td), [y])):

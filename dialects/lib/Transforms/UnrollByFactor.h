@@ -1,6 +1,7 @@
-// Unrolls an scf.for by `factor` (a remainder loop when the trip count is
-// not a known multiple): mlir::loopUnrollByFactor behind a header that does
-// not pull in mlir/Dialect/SCF/Utils (see UnrollByFactor.cpp).
+// Unrolls an scf.for by `factor`: mlir::loopUnrollByFactor (a remainder loop
+// when the trip count is not a known constant multiple) or, when the caller
+// knows the trip count is a multiple of `factor`, the copies alone. Behind a
+// header that does not pull in mlir/Dialect/SCF/Utils (see UnrollByFactor.cpp).
 #ifndef MEGAC_TRANSFORMS_UNROLLBYFACTOR_H
 #define MEGAC_TRANSFORMS_UNROLLBYFACTOR_H
 
@@ -11,6 +12,9 @@
 
 namespace megac {
 mlir::LogicalResult unrollByFactor(mlir::Operation *forOp, uint64_t factor);
+// The loop's step times `factor`, its body `factor` times, no remainder loop:
+// only for a trip count that is a multiple of `factor` (every bound's).
+void unrollByFactorWithoutRemainder(mlir::Operation *forOp, uint64_t factor);
 } // namespace megac
 
 #endif
