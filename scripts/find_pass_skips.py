@@ -33,19 +33,21 @@ def sources():
         glob.glob(os.path.join(ROOT, "test/gpu/*.mega")))
 
 
-def ptx(megac, src, target, skips):
-    """The PTX of `src`; skips: comma-separated keys, "none", or None for the built-in list."""
+def ptx(megac, src, target, skips, extra_env=None):
+    """The PTX of `src`; skips: comma-separated keys, "none", or None for the built-in list; extra_env: more
+    environment for megac (scripts/check_own_libdevice.py)."""
     env = {k: v for k, v in os.environ.items() if k != "MEGAC_PASS_SKIPS"}
     if skips is not None:
         env["MEGAC_PASS_SKIPS"] = skips
+    env.update(extra_env or {})
     r = subprocess.run([megac, src, "--target", target, "--emit", "ptx"], capture_output=True, text=True, env=env)
     if r.returncode != 0:
         return "megac failed: " + r.stderr
     return r.stdout
 
 
-def all_ptx(megac, targets, skips, pool, files=None):
-    jobs = {(s, t): pool.submit(ptx, megac, s, t, skips) for s in (files or sources()) for t in targets}
+def all_ptx(megac, targets, skips, pool, files=None, extra_env=None):
+    jobs = {(s, t): pool.submit(ptx, megac, s, t, skips, extra_env) for s in (files or sources()) for t in targets}
     return {k: job.result() for k, job in jobs.items()}
 
 
