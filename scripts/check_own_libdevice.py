@@ -22,6 +22,8 @@ def main():
         own = all_ptx(a.megac, TARGETS, None, pool)
         linked = all_ptx(a.megac, TARGETS, None, pool, extra_env={"MEGAC_OWN_LIBDEVICE": "none"})
     failed = [k for k, text in own.items() if text.startswith("megac failed")]
+    for src, target in failed:
+        print(f"megac failed on {os.path.relpath(src, ROOT)} ({target}): {own[(src, target)]}")
     bad = differing(own, linked)
     for name in bad:
         print(f"PTX differs from libdevice's: {name}")
