@@ -11,6 +11,8 @@
 namespace megac {
 namespace {
 
+constexpr uint32_t kLn2Bits = 0x3F317218; // ln(2), rounded to f32
+
 // libdevice functions whose whole body is one NVVM intrinsic: a call to one
 // is that intrinsic.
 void callIntrinsics(llvm::Module &module) {
@@ -107,7 +109,7 @@ void defineFastLogf(llvm::Module &module) {
   define(module, "__nv_fast_logf", [&](llvm::IRBuilder<> &b, llvm::Value *a) {
     Emit e{module, b};
     llvm::Value *lg2 = e.call(llvm::Intrinsic::nvvm_lg2_approx_f, {a});
-    b.CreateRet(b.CreateFMul(e.bits(0x3F317218), lg2)); // ln(2)
+    b.CreateRet(b.CreateFMul(e.bits(kLn2Bits), lg2));
   });
 }
 
@@ -136,7 +138,7 @@ void defineLog1pf(llvm::Module &module) {
       p = e.fma(p, x, e.bits(c));
     p = e.fma(p, x, e.f32(-0.5f));
     p = e.fma(b.CreateFMul(p, x), x, x);
-    llvm::Value *r = e.fma(kf, e.bits(0x3F317218), p); // + k * ln(2)
+    llvm::Value *r = e.fma(kf, e.bits(kLn2Bits), p); // + k * ln(2)
     llvm::Value *bits = b.CreateBitCast(a, i32);
     llvm::BasicBlock *entry = b.GetInsertBlock();
     auto *special = llvm::BasicBlock::Create(ctx, "", f);

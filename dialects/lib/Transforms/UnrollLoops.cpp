@@ -43,12 +43,12 @@ struct UnrollLoops : tile::impl::TileUnrollLoopsBase<UnrollLoops> {
         loops.push_back(loop);
     });
     for (scf::ForOp loop : loops) {
-      // Anew for each loop: unrolling the one before erased values it cached.
-      AxisInfoAnalysis axis;
       auto factor = cast<IntegerAttr>(loop->getAttr(attr::kUnroll)).getInt();
       loop->removeAttr(attr::kUnroll);
       if (factor <= 1)
         continue;
+      // Anew for each loop: unrolling the one before erased values it cached.
+      AxisInfoAnalysis axis;
       if (tripsAreMultipleOf(loop, factor, axis)) {
         megac::unrollByFactorWithoutRemainder(loop, uint64_t(factor));
         continue;
