@@ -14,12 +14,13 @@ for f in "$root"/kernels-dsl/*.mega; do
 done
 # The GPU test of early launch (test/gpu/run_early_launch.py) runs these.
 "$build/compiler/tools/megac" "$root/test/gpu/early_launch.mega" -o "$root/out/bundles/early_launch.mgb"
-# The exhaustive checks of silu's and sigmoid's divisions (scripts/gpu-final.sh), the test of in-place
+# The exhaustive checks of silu's and sigmoid's divisions and of gdn_norm_gate_fp8's silu
+# (scripts/gpu-final.sh), the test of in-place
 # updates through replicated layouts (test/gpu/run_replicas.py), that of streaming stores
 # (test/gpu/run_streaming.py) and that of the language's semantics (test/gpu/run_semantics.py) run these.
 # (semantics.mega's sem_spill spills on purpose, under a register cap: megac's warning about it is expected.
 # Its warnings about two capped variants of kernels-dsl/ are estimates; ptxas fits those without spilling.)
-for check in logistic_all fast_logistic_all replicas streaming semantics; do
+for check in logistic_all fast_logistic_all silu_split_all replicas streaming semantics; do
   "$build/compiler/tools/megac" "$root/test/gpu/$check.mega" --target sm_90a -o "$root/out/bundles/$check.mgb"
 done
 "$build/compiler/tools/megac" "$root"/kernels-dsl/*.mega --emit report

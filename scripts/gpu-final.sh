@@ -3,7 +3,8 @@
 # the slot contract inside CUDA graphs, the sm_103a SASS of nvfp4_quant (hardware E2M1 conversion), and
 # compute-sanitizer memcheck (every kernel, one shape) and racecheck (the kernels that use shared memory:
 # every kernel with a barrier: hop*, draft_fin*, softmax*, reduce_cols, route*, nvfp4_quant_swizzled, attention
-# and matmul), and the exhaustive checks of silu's and sigmoid's divisions (every f32, exact and @fast_math).
+# and matmul), the exhaustive checks of silu's and sigmoid's divisions (every f32, exact and @fast_math), and
+# that of gdn_norm_gate_fp8's silu (every f32; the kernel on z in [-120, 120]).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -33,3 +34,6 @@ echo "logistic quotient exit $?"
 python3 test/gpu/check_fast_logistic.py --bundle out/bundles/fast_logistic_all.mgb \
   --out "$out/fast_logistic.json" > "$out/fast_logistic.log" 2>&1
 echo "fast logistic exit $?"
+python3 test/gpu/check_silu_split.py --bundle out/bundles/silu_split_all.mgb --kernels out/bundles \
+  --out "$out/silu_split.json" > "$out/silu_split.log" 2>&1
+echo "silu_split exit $?"

@@ -76,7 +76,7 @@ def wide_z(directory, seed=11):
     args["z"] = (torch.rand(args["z"].shape, generator=g, device="cuda") * 240 - 120).to(torch.bfloat16)
     ref = kernel.reference(args)
     testing.poison(args["y"])
-    bundles.sequence(kernel, found)(args)
+    bundles.sequence(kernel, found)(**args)
     torch.cuda.synchronize()
     (report,) = run_checks(kernel.checks, args, ref)
     return {"ok": report.ok, "mismatches": report.mismatches, "allowed_mismatches": report.allowed_mismatches,
