@@ -291,8 +291,6 @@ private:
   LogicalResult lowerElementwise(Operation *op);
   std::optional<std::vector<int64_t>> constantRunRepresentatives(Value v);
   LogicalResult lowerConstant(arith::ConstantOp op);
-  LogicalResult lowerAddPtr(AddPtrOp op);
-  std::pair<Value, int64_t> splitConstantTerms(Value offset);
   LogicalResult lowerLoad(LoadOp op);
   LogicalResult lowerStore(StoreOp op);
   void lowerStreamingStore(StoreOp op, int64_t n, int64_t width, int64_t bytes, bool perElement,

@@ -146,8 +146,19 @@ LogicalResult KernelLowering::lowerOp(Operation *op) {
     return lowerBroadcastLike(op, bc.getSrc(), bc.getType());
   if (auto ex = dyn_cast<ExpandDimsOp>(op))
     return lowerBroadcastLike(op, ex.getSrc(), ex.getType());
-  if (auto add = dyn_cast<AddPtrOp>(op))
-    return lowerAddPtr(add);
+  if (auto add = dyn_cast<AddPtrOp>(op)) {
+    Type pointee = storageType(
+        cast<PtrType>(getElementTypeOrSelf(add.getPtr().getType()))
+            .getPointeeType());
+    Regs out;
+    int64_t n = std::max(numRegsOf(add.getPtr()), numRegsOf(add.getOffset()));
+    for (int64_t i = 0; i < n; ++i)
+      out.push_back(LLVM::GEPOp::create(b, 
+          loc, LLVM::LLVMPointerType::get(ctx, kGlobal), pointee,
+          reg(add.getPtr(), i), ValueRange{reg(add.getOffset(), i)}));
+    values[add] = out;
+    return success();
+  }
   if (auto cast = dyn_cast<PtrCastOp>(op)) {
     // LLVM's pointers are untyped: the same register. (Copied first: the
     // insertion may grow the map that `lookup` points into.)
