@@ -9,6 +9,8 @@ one process (testing.compare: CUDA graphs, rotated buffers, rounds):
   triton.raw   Triton's loaded kernel (its CUfunction, grid, warps, shared bytes) through that same bare launch
 
 A gap that stays between the two .raw columns is the code's; one that closes there is the launchers'.
+With --ex, two more columns each for megac's and Triton's cubins: the same bare launch through cuLaunchKernelEx
+without attributes (`.ex`) and with a cluster dimension of 1 x 1 x 1 (`.c1`), which Triton's launcher can set.
 Only kernels launched once (one entry in the reference's `launches`).
 
 usage (GPU machine, PYTHONPATH=build-gpu/python):
@@ -65,6 +67,41 @@ class Driver:
                    "cuLaunchKernel")
 
 
+class LaunchConfig(ctypes.Structure):
+    # CUlaunchConfig (cuda.h): seven unsigned ints, then the stream, the attributes and their count.
+    _fields_ = [("grid", ctypes.c_uint * 3), ("block", ctypes.c_uint * 3), ("shared", ctypes.c_uint),
+                ("stream", ctypes.c_void_p), ("attrs", ctypes.c_void_p), ("num_attrs", ctypes.c_uint)]
+
+
+class LaunchAttribute(ctypes.Structure):
+    # CUlaunchAttribute: an enum id padded to 8 bytes, then a 64-byte union (clusterDim: three unsigned ints).
+    _fields_ = [("id", ctypes.c_int), ("pad", ctypes.c_int), ("value", ctypes.c_uint * 16)]
+
+
+CLUSTER_DIMENSION = 4  # CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
+
+
+def launch_ex(drv, fn, grid, block, smem, types, values, stream, cluster1):
+    boxed = [_CTYPE[t](v) for t, v in zip(types, values)]
+    params = (ctypes.c_void_p * len(boxed))(*[ctypes.cast(ctypes.pointer(b), ctypes.c_void_p) for b in boxed])
+    attr = LaunchAttribute(CLUSTER_DIMENSION, 0, (ctypes.c_uint * 16)(1, 1, 1))
+    config = LaunchConfig((ctypes.c_uint * 3)(*grid), (ctypes.c_uint * 3)(*block), smem, ctypes.c_void_p(stream),
+                          ctypes.cast(ctypes.pointer(attr), ctypes.c_void_p) if cluster1 else None,
+                          1 if cluster1 else 0)
+    drv.check(drv.lib.cuLaunchKernelEx(ctypes.byref(config), fn, params, None), "cuLaunchKernelEx")
+
+
+def ex_variants(drv, fn, grid, block, smem, types, values_of):
+    """{suffix: fn(args)}: the bare launch through cuLaunchKernelEx, without attributes and with a 1 x 1 x 1
+    cluster."""
+    import torch
+
+    def make(cluster1):
+        return lambda a: launch_ex(drv, fn, grid, block, smem, types, values_of(a),
+                                   torch.cuda.current_stream().cuda_stream, cluster1)
+    return {"ex": make(False), "c1": make(True)}
+
+
 def value_of(v):
     return v.data_ptr() if hasattr(v, "data_ptr") else v
 
@@ -87,7 +124,9 @@ def megac_raw(drv, name, found, args):
         import torch
         drv.launch(fn, grid, block, plan["shared_bytes"], types,
                    [value_of(a[p]) for p in names], torch.cuda.current_stream().cuda_stream)
-    return run, {"symbol": symbol, "grid": grid, "block": block, "shared": plan["shared_bytes"], "cubin": cubin}
+    ex = ex_variants(drv, fn, grid, block, plan["shared_bytes"], types, lambda a: [value_of(a[p]) for p in names])
+    return run, {"symbol": symbol, "grid": grid, "block": block, "shared": plan["shared_bytes"], "cubin": cubin,
+                 "ex": ex}
 
 
 def capture_triton(launcher, args):
@@ -138,13 +177,17 @@ def triton_raw(drv, launcher, args):
         import torch
         values = [value_of(a[x]) if kind == "key" else x for kind, x in template] + [0] * extra
         drv.launch(fn, grid, block, k.metadata.shared, types, values, torch.cuda.current_stream().cuda_stream)
+    ex = ex_variants(drv, fn, grid, block, k.metadata.shared, types,
+                     lambda a: [value_of(a[x]) if kind == "key" else x for kind, x in template] + [0] * extra)
     return run, {"symbol": symbol, "grid": grid, "block": block, "shared": k.metadata.shared,
-                 "scratch_params": extra, "cubin": k.asm["cubin"]}
+                 "scratch_params": extra, "cubin": k.asm["cubin"], "ex": ex}
 
 
 def main():
     from order_probe import parse_cases, probe_options, time_shape
-    a = probe_options(DEFAULT_CASES).parse_args()
+    p = probe_options(DEFAULT_CASES)
+    p.add_argument("--ex", action="store_true", help="also launch both cubins through cuLaunchKernelEx")
+    a = p.parse_args()
     os.makedirs(a.out, exist_ok=True)
     import triton_kernels
     from run_bench import check_impl, megac_impl
@@ -168,6 +211,10 @@ def main():
                 f.write(info.pop("cubin"))
         impls = {"triton": triton_kernels.LAUNCHERS[name], "megac": megac_impl(name, found, modules),
                  "megac.raw": m_raw, "triton.raw": t_raw}
+        for who, info in (("megac", m_info), ("triton", t_info)):
+            for suffix, fn in info.pop("ex").items():
+                if a.ex:
+                    impls[f"{who}.{suffix}"] = fn
         checks = {n: check_impl(fn, ref, shape)[0] for n, fn in impls.items()}
         us, ratio, _ = time_shape(ref, shape, impls, a)
         results.append({"kernel": name, "shape": shape, "us": us, "ratio_vs_triton": ratio, "checks": checks,
