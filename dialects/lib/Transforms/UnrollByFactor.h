@@ -1,5 +1,6 @@
 // Unrolls an scf.for by `factor`: mlir::loopUnrollByFactor (a remainder loop
-// when the trip count is not a known constant multiple) or, when the caller
+// when the trip count is not a known constant multiple; a loop known to run
+// at most once is left as it is) or, when the caller
 // knows the trip count is a multiple of `factor`, the copies alone. Behind a
 // header that does not pull in mlir/Dialect/SCF/Utils (see UnrollByFactor.cpp).
 #ifndef MEGAC_TRANSFORMS_UNROLLBYFACTOR_H

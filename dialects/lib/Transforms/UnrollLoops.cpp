@@ -47,12 +47,6 @@ struct UnrollLoops : tile::impl::TileUnrollLoopsBase<UnrollLoops> {
       loop->removeAttr(attr::kUnroll);
       if (factor <= 1)
         continue;
-      // A loop known to run at most once has nothing to unroll; and MLIR's
-      // unroller aborts on a known trip count with a step that is not a
-      // constant (range(n, n, s): the pipeline fuzzer's find).
-      if (std::optional<APInt> trips = loop.getStaticTripCount();
-          trips && (trips->ule(1) || !getConstantIntValue(loop.getStep())))
-        continue;
       // Anew for each loop: unrolling the one before erased values it cached.
       AxisInfoAnalysis axis;
       if (tripsAreMultipleOf(loop, factor, axis)) {
