@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""Does the process environment move megac's compile time on this machine? (exploratory)
+
+Times `megac FILE --kernel NAME --target sm_90a --no-ptxas` (what scripts/compile_times.py times: the compile
+time megac reports) under several environments, round robin over kernels and environments so that a slow spell
+of a shared machine lands on all alike, and records each compile's user and system CPU time and minor page
+faults (getrusage of the child). The environments: glibc's malloc asked to back its heaps with transparent huge
+pages (`glibc.malloc.hugetlb=1`: fewer page faults where the kernel grants them), and fewer compile threads.
+
+usage: bench/compile_env_probe.py --megac PATH [--runs 11] [--out FILE.json]
+Prints one line per (environment, kernel): median compile ms, user ms, system ms, minor faults.
+"""
+import argparse
+import json
+import os
+import re
+import resource
+import statistics
+import subprocess
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+KERNELS = ["attn_split_verify", "attn_merge_q1", "attn_merge_verify", "attn_split_q1", "gdn_core", "hop",
+           "vector_add"]
+ENVS = {
+    "default": {},
+    "hugetlb": {"GLIBC_TUNABLES": "glibc.malloc.hugetlb=1"},
+    "threads4": {"MEGAC_THREADS": "4"},
+    "threads2": {"MEGAC_THREADS": "2"},
+}
+
+
+def source_of(kernel):
+    for name in sorted(os.listdir(os.path.join(ROOT, "kernels-dsl"))):
+        path = os.path.join(ROOT, "kernels-dsl", name)
+        with open(path) as f:
+            if re.search(rf"\bkernel {kernel}\(", f.read()):
+                return path
+    raise SystemExit(f"no kernel {kernel} in kernels-dsl/")
+
+
+def one_compile(megac, path, kernel, env):
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    out = subprocess.run([megac, path, "--kernel", kernel, "--target", "sm_90a", "--no-ptxas"], check=True,
+                         capture_output=True, text=True, env={**os.environ, **env}).stdout
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return {"ms": float(re.search(r"([\d.]+)ms", out.splitlines()[1]).group(1)),
+            "user_ms": 1000 * (after.ru_utime - before.ru_utime),
+            "sys_ms": 1000 * (after.ru_stime - before.ru_stime),
+            "minflt": after.ru_minflt - before.ru_minflt}
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--megac", required=True)
+    p.add_argument("--runs", type=int, default=11)
+    p.add_argument("--out")
+    a = p.parse_args()
+    paths = {k: source_of(k) for k in KERNELS}
+    samples = {(e, k): [] for e in ENVS for k in KERNELS}
+    for run in range(a.runs):
+        for k in KERNELS:
+            envs = list(ENVS) if run % 2 == 0 else list(reversed(ENVS))
+            for e in envs:
+                samples[(e, k)].append(one_compile(a.megac, paths[k], k, ENVS[e]))
+    rows = []
+    for (e, k), s in samples.items():
+        row = {"env": e, "kernel": k, **{f: round(statistics.median(x[f] for x in s), 2)
+                                         for f in ("ms", "user_ms", "sys_ms", "minflt")}}
+        rows.append(row)
+        print(f"{e:10s} {k:20s} {row['ms']:7.1f} ms  user {row['user_ms']:6.1f}  sys {row['sys_ms']:6.1f}  "
+              f"faults {row['minflt']:.0f}")
+    if a.out:
+        with open(a.out, "w") as f:
+            json.dump({"runs": a.runs, "envs": ENVS, "rows": rows}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
