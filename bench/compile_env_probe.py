@@ -16,9 +16,11 @@ import os
 import re
 import resource
 import statistics
-import subprocess
+import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+from compile_times import compile_ms  # noqa: E402  (scripts/ is no package)
 KERNELS = ["attn_split_verify", "attn_merge_q1", "attn_merge_verify", "attn_split_q1", "gdn_core", "hop",
            "vector_add"]
 ENVS = {
@@ -40,10 +42,9 @@ def source_of(kernel):
 
 def one_compile(megac, path, kernel, env):
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    out = subprocess.run([megac, path, "--kernel", kernel, "--target", "sm_90a", "--no-ptxas"], check=True,
-                         capture_output=True, text=True, env={**os.environ, **env}).stdout
+    ms = compile_ms(megac, path, kernel, env={**os.environ, **env})
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return {"ms": float(re.search(r"([\d.]+)ms", out.splitlines()[1]).group(1)),
+    return {"ms": ms,
             "user_ms": 1000 * (after.ru_utime - before.ru_utime),
             "sys_ms": 1000 * (after.ru_stime - before.ru_stime),
             "minflt": after.ru_minflt - before.ru_minflt}

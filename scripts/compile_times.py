@@ -20,9 +20,10 @@ import subprocess
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def compile_ms(megac, path, kernel):
+def compile_ms(megac, path, kernel, env=None):
+    """The compile time megac reports for `kernel` of `path` (sm_90a, no ptxas); env: the process environment."""
     out = subprocess.run([megac, path, "--kernel", kernel, "--target", "sm_90a", "--no-ptxas"],
-                         check=True, capture_output=True, text=True).stdout
+                         check=True, capture_output=True, text=True, env=env).stdout
     return float(re.search(r"([\d.]+)ms", out.splitlines()[1]).group(1))
 
 
