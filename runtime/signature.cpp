@@ -10,6 +10,7 @@
 #include "megac/runtime/error.h"
 
 #include <cinttypes>
+#include <cmath>
 #include <cstdio>
 #include <limits>
 
@@ -62,6 +63,54 @@ bool fits(DType t, int64_t v) {
   int64_t lo, hi;
   integerRange(t, lo, hi);
   return v >= lo && v <= hi;
+}
+
+constexpr int64_t kNegative = -1, kTooMany = -2;
+
+/// A tensor's elements; kNegative for a negative dimension, kTooMany past
+/// int64 (no tensor has that many; a zero dimension makes any shape empty).
+int64_t elementCount(const Arg &a) {
+  bool empty = false;
+  for (int d = 0; d < a.ndim; ++d) {
+    if (a.shape[d] < 0)
+      return kNegative;
+    empty |= a.shape[d] == 0;
+  }
+  if (empty)
+    return 0;
+  int64_t numel = 1;
+  for (int d = 0; d < a.ndim; ++d)
+    if (__builtin_mul_overflow(numel, a.shape[d], &numel))
+      return kTooMany;
+  return numel;
+}
+
+/// Whether a tensor with elements has row-major strides. A stride does not
+/// matter across a dimension of size 1, and a tensor without elements is
+/// contiguous whatever its strides (PyTorch's rules).
+bool rowMajor(const Arg &a) {
+  int64_t expected = 1;
+  for (int d = a.ndim - 1; d >= 0; --d) {
+    if (a.shape[d] != 1 && a.strides[d] != expected)
+      return false;
+    expected *= a.shape[d]; // a suffix of the element count: no overflow
+  }
+  return true;
+}
+
+/// Whether a finite `value` stays finite as a scalar of float dtype `t`
+/// (16-bit types round through f32, as packParams does).
+bool fitsFloat(DType t, double value) {
+  if (t == DType::f64 || !std::isfinite(value))
+    return true;
+  float f = float(value);
+  if (std::isinf(f))
+    return false;
+  if (t == DType::f16)
+    return (toF16Bits(value) & 0x7C00) != 0x7C00;
+  if (t == DType::bf16)
+    return (toBF16Bits(value) & 0x7F80) != 0x7F80;
+  return true;
 }
 
 const char *argKindName(Arg::Kind kind) {
@@ -245,21 +294,14 @@ void KernelSignature::bindArgs(const Arg *args, size_t count, int *argOf,
         refuse(i, "pointer " + std::string(buf) + " is not " +
                       std::to_string(p.align) + "-byte aligned");
       }
-      int64_t numel = 1, expected = 1;
-      for (int d = a.ndim - 1; d >= 0; --d) {
-        if (a.shape[d] < 0)
-          refuse(i, "negative dimension in shape " +
-                        dims(a.shape, size_t(a.ndim)));
-        // A stride does not matter across a dimension of size 1 (PyTorch's
-        // rule), so such tensors still count as contiguous.
-        if (a.hasStrides && a.shape[d] != 1 && a.strides[d] != expected)
-          refuse(i, "not contiguous: strides " +
-                        dims(a.strides, size_t(a.ndim)) + " for shape " +
-                        dims(a.shape, size_t(a.ndim)) +
-                        " (a contiguous row-major tensor is required)");
-        expected *= a.shape[d];
-        numel *= a.shape[d];
-      }
+      int64_t numel = elementCount(a);
+      if (numel == kNegative)
+        refuse(i, "negative dimension in shape " + dims(a.shape, size_t(a.ndim)));
+      if (numel == kTooMany)
+        refuse(i, "shape " + dims(a.shape, size_t(a.ndim)) + " has more than 2^63 elements");
+      if (a.hasStrides && numel > 0 && !rowMajor(a))
+        refuse(i, "not contiguous: strides " + dims(a.strides, size_t(a.ndim)) + " for shape " +
+                      dims(a.shape, size_t(a.ndim)) + " (a contiguous row-major tensor is required)");
       if (a.ptr == 0 && numel != 0)
         refuse(i, "null pointer");
       if (!info_.offsets64 && numel > INT32_MAX)
@@ -287,6 +329,11 @@ void KernelSignature::bindArgs(const Arg *args, size_t count, int *argOf,
         refuse(i, "value " + std::to_string(a.intValue) + " does not fit " +
                       std::string(dtypeName(p.dtype)));
       out.env[i] = a.intValue;
+    } else if (!fitsFloat(p.dtype, a.floatValue)) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.9g", a.floatValue);
+      refuse(i, "value " + std::string(buf) + " is past the range of " + std::string(dtypeName(p.dtype)) +
+                    " (it would be infinity; pass inf if that is meant)");
     }
   }
 
@@ -352,7 +399,10 @@ void KernelSignature::computeGrid(const Grid *grid, int64_t sms, bool early,
   }
   // The variant is chosen on the kernel's grid; one with its own grid then
   // launches that one (unless the caller gave the grid).
-  int64_t ctas = g[0] * g[1] * g[2];
+  int64_t ctas;
+  if (__builtin_mul_overflow(g[0], g[1], &ctas) || __builtin_mul_overflow(ctas, g[2], &ctas))
+    throw ArgError("megac: kernel " + quoted(info_.name) + ": grid " + dims(g, 3) +
+                   " has more than 2^63 CTAs");
   out.variant = selectVariant(out.env, ctas, sms, early);
   if (out.variant < 0)
     throw ArgError(

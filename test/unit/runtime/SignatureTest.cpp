@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <tuple>
@@ -151,6 +152,33 @@ TEST(Signature, RefusesNegativeDimensions) {
             "megac: kernel 'vector_add': parameter 'x': negative dimension in shape [-1024]");
 }
 
+// numel past int64 used to overflow in the check itself (found by the
+// property test's model, which refuses such a tensor).
+TEST(Signature, RefusesAShapePastInt64) {
+  KernelSignature sig(test::gdnCoreKernel());
+  std::vector<Arg> args = {
+      Arg::tensor(kPtr, DType::bf16, {int64_t(1) << 40, int64_t(1) << 40, 128, 128}),
+      Arg::tensor(kPtr, DType::f32, {}), Arg::scalar(DType::i32, 1), Arg::scalar(DType::i32, 1)};
+  EXPECT_EQ(refusal(sig, args),
+            "megac: kernel 'gdn_core': parameter 'state': shape [1099511627776, 1099511627776, 128, "
+            "128] has more than 2^63 elements");
+}
+
+// A tensor without elements is contiguous whatever its strides, as in PyTorch
+// (torch.empty(0, 5).t() has strides [1, 5]).
+TEST(Signature, AcceptsAnEmptyTensorWithAnyStrides) {
+  KernelSignature sig(test::vectorAddKernel());
+  std::vector<Arg> args = vectorAddArgs(0);
+  args[0] = Arg::tensor(kPtr, DType::f32, {0}, {7});
+  LaunchConfig c;
+  EXPECT_NO_THROW(sig.prepare(args.data(), args.size(), 132, nullptr, c));
+  EXPECT_TRUE(c.empty());
+  args = vectorAddArgs(16);
+  args[0] = Arg::tensor(kPtr, DType::f32, {16}, {7});
+  EXPECT_EQ(refusal(sig, args), "megac: kernel 'vector_add': parameter 'x': not contiguous: strides [7] "
+                                "for shape [16] (a contiguous row-major tensor is required)");
+}
+
 TEST(Signature, RefusesTooManyDimensions) {
   try {
     Arg::tensor(kPtr, DType::f32, {1, 1, 1, 1, 1, 1, 1});
@@ -260,6 +288,37 @@ TEST(Signature, PacksScalarsByDtype) {
   args[4] = Arg::scalar(DType::u8, 256);
   EXPECT_EQ(refusal(sig, args), "megac: kernel 'scalars': parameter 'e': value "
                                 "256 does not fit u8");
+}
+
+// A finite value that a float parameter's dtype would round to infinity is a
+// mistake (a scale of 1e39 for an f32); infinity itself passes as given.
+TEST(Signature, RefusesAFiniteFloatPastItsDtype) {
+  KernelInfo k;
+  k.name = "scalars";
+  k.params = {{"a", ParamKind::Scalar, DType::f32, 1, {}, 1},
+              {"b", ParamKind::Scalar, DType::f16, 1, {}, 1}};
+  k.variants = {{"default", "scalars", 0, 0, "", 0, {}, {}}};
+  KernelSignature sig(k);
+  std::vector<Arg> args = {Arg::scalar(DType::f32, 3.4e38), Arg::scalar(DType::f16, 65519.0)};
+  LaunchConfig c;
+  EXPECT_NO_THROW(sig.prepare(args.data(), args.size(), 132, nullptr, c));
+  args = {Arg::scalar(DType::f32, 1e39), Arg::scalar(DType::f16, 1.0)};
+  EXPECT_EQ(refusal(sig, args), "megac: kernel 'scalars': parameter 'a': value 1e+39 is past the range "
+                                "of f32 (it would be infinity; pass inf if that is meant)");
+  args = {Arg::scalar(DType::f32, 1.0), Arg::scalar(DType::f16, 65520.0)};
+  EXPECT_EQ(refusal(sig, args), "megac: kernel 'scalars': parameter 'b': value 65520 is past the range "
+                                "of f16 (it would be infinity; pass inf if that is meant)");
+  args = {Arg::scalar(DType::f32, HUGE_VAL), Arg::scalar(DType::f16, -HUGE_VAL)};
+  EXPECT_NO_THROW(sig.prepare(args.data(), args.size(), 132, nullptr, c));
+}
+
+// The product of a caller's grid used to overflow before its range check.
+TEST(Signature, RefusesAGridPastInt64Ctas) {
+  KernelSignature sig(test::vectorAddKernel());
+  std::vector<Arg> args = vectorAddArgs(1024);
+  Grid huge{int64_t(1) << 40, int64_t(1) << 40, 1};
+  EXPECT_EQ(refusal(sig, args, &huge),
+            "megac: kernel 'vector_add': grid [1099511627776, 1099511627776, 1] has more than 2^63 CTAs");
 }
 
 TEST(Signature, GridOverrideAndEmptyGrid) {

@@ -1,0 +1,167 @@
+//===- runtime_fuzzer.cpp - libFuzzer harness for the runtime's inputs ----===//
+//
+// What the runtime reads from outside: bundle files, their manifests, the
+// expressions in them, MEGAC_SLOTS, and the arguments of a launch. The first
+// byte picks one; the rest is the input:
+//   0  bundle bytes               readBundle, then every kernel's signature
+//   1  manifest JSON              parseManifest, then every kernel's signature
+//   2  an expression              Expr::parse over names a..d, eval on bytes
+//   3  a MEGAC_SLOTS value        parsePlanRequest, every known slot registered
+//   4+ a launch                   the bytes draw the arguments of one of the
+//                                 kernels (test/unit/runtime/TestManifests.h,
+//                                 and every manifest *.json in
+//                                 $MEGAC_FUZZ_MANIFESTS), SignatureProperty.h
+//                                 checks prepare() against the model
+// Anything but a megac::rt::Error escaping, a sanitizer report, or the model
+// and the runtime disagreeing is a finding. Build and run: fuzz/README.md.
+//
+//===----------------------------------------------------------------------===//
+#include "SignatureProperty.h"
+#include "TestManifests.h"
+
+#include "megac/runtime/bundle.h"
+#include "megac/runtime/slots.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <dirent.h>
+#include <fstream>
+#include <sstream>
+
+using namespace megac::rt;
+
+namespace {
+
+struct Kernel {
+  KernelSignature signature;
+  model::Model model;
+  explicit Kernel(const KernelInfo &info) : signature(info), model(signature.info()) {}
+};
+
+std::vector<std::unique_ptr<Kernel>> &kernels() {
+  static std::vector<std::unique_ptr<Kernel>> all;
+  return all;
+}
+
+void addManifests(const char *dir) {
+  DIR *d = opendir(dir);
+  if (!d) {
+    std::fprintf(stderr, "runtime_fuzzer: cannot open %s\n", dir);
+    std::abort();
+  }
+  while (dirent *e = readdir(d)) {
+    std::string name = e->d_name;
+    if (name.size() < 5 || name.substr(name.size() - 5) != ".json")
+      continue;
+    std::ifstream in(std::string(dir) + "/" + name);
+    std::stringstream text;
+    text << in.rdbuf();
+    for (const KernelInfo &k : parseManifest(text.str(), name).kernels)
+      kernels().push_back(std::make_unique<Kernel>(k));
+  }
+  closedir(d);
+}
+
+/// Every kernel's signature: what loading a module builds.
+void compileSignatures(const Manifest &m) {
+  for (const KernelInfo &k : m.kernels) {
+    try {
+      KernelSignature sig(k);
+    } catch (const ManifestError &) {
+    }
+  }
+}
+
+/// Draws from the input's bytes, then zeros once they run out.
+struct ByteDraw {
+  const uint8_t *data;
+  size_t size;
+  uint64_t operator()(uint64_t n) {
+    if (n <= 1)
+      return 0;
+    uint64_t v = 0;
+    for (uint64_t range = n - 1; range; range >>= 8) {
+      v = v << 8 | (size ? *data : 0);
+      if (size)
+        ++data, --size;
+    }
+    return v % n;
+  }
+};
+
+void fuzzLaunch(const uint8_t *data, size_t size) {
+  ByteDraw bytes{data, size};
+  model::Draw draw = [&](uint64_t n) { return bytes(n); };
+  const Kernel &k = *kernels()[draw(kernels().size())];
+  model::Launch l = model::drawLaunch(k.model, draw);
+  for (uint64_t mistakes = draw(3); mistakes--;)
+    model::breakLaunch(l, draw);
+  bool accepted = false;
+  std::string error = model::check(k.signature, k.model, l, accepted);
+  if (!error.empty()) {
+    std::fprintf(stderr, "runtime_fuzzer: %s\n", error.c_str());
+    std::abort();
+  }
+}
+
+void fuzzExpression(const uint8_t *data, size_t size) {
+  // The text ends at the first zero byte; what follows are the names' values.
+  size_t len = 0;
+  while (len < size && data[len])
+    ++len;
+  ByteDraw rest{data + len, size - len};
+  int64_t env[4];
+  for (int64_t &v : env)
+    v = int64_t(rest(uint64_t(1) << 32)) - (int64_t(1) << 31);
+  try {
+    Expr e = Expr::parse(std::string_view(reinterpret_cast<const char *>(data), len), {"a", "b", "", "d"});
+    e.eval(env);
+  } catch (const ExprError &) {
+  }
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerInitialize(int *, char ***) {
+  kernels().push_back(std::make_unique<Kernel>(test::vectorAddKernel()));
+  kernels().push_back(std::make_unique<Kernel>(test::gdnCoreKernel()));
+  if (const char *dir = std::getenv("MEGAC_FUZZ_MANIFESTS"))
+    addManifests(dir);
+  return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  if (size == 0)
+    return 0;
+  const uint8_t mode = data[0];
+  ++data, --size;
+  std::string_view text(reinterpret_cast<const char *>(data), size);
+  try {
+    switch (mode) {
+    case 0:
+      compileSignatures(readBundle(data, size, "fuzz.mgb").manifest);
+      break;
+    case 1:
+      compileSignatures(parseManifest(text, "fuzz.json"));
+      break;
+    case 2:
+      fuzzExpression(data, size);
+      break;
+    case 3: {
+      static SlotRegistry registry = [] {
+        SlotRegistry r;
+        for (const std::string &name : knownSlotNames())
+          r.add({name, [](const SlotCall &) {}, [](const SlotCall &) {}, {}, {}, {}});
+        return r;
+      }();
+      parsePlanRequest(text, registry, "TP8");
+      break;
+    }
+    default:
+      fuzzLaunch(data, size);
+    }
+  } catch (const Error &) {
+    // A refusal with a message: what the runtime should do with bad input.
+  }
+  return 0;
+}
