@@ -147,16 +147,21 @@ private:
     }
   }
 
+  // A loop, not recursion: a long run of '-' or '!' must not overflow the
+  // stack (found by fuzz/runtime_fuzzer.cpp).
   void parseUnary() {
-    if (consume("-")) {
-      parseUnary();
-      emit(Op::Neg);
-    } else if (!lookingAt("!=") && consume("!")) {
-      parseUnary();
-      emit(Op::Not);
-    } else {
-      parseAtom();
+    std::vector<Op> prefix;
+    for (;;) {
+      if (consume("-"))
+        prefix.push_back(Op::Neg);
+      else if (!lookingAt("!=") && consume("!"))
+        prefix.push_back(Op::Not);
+      else
+        break;
     }
+    parseAtom();
+    for (auto op = prefix.rbegin(); op != prefix.rend(); ++op)
+      emit(*op);
   }
 
   // Bounds the parser's recursion, so hostile input cannot overflow the stack.

@@ -70,19 +70,15 @@ constexpr int64_t kNegative = -1, kTooMany = -2;
 /// A tensor's elements; kNegative for a negative dimension, kTooMany past
 /// int64 (no tensor has that many; a zero dimension makes any shape empty).
 int64_t elementCount(const Arg &a) {
-  bool empty = false;
+  bool empty = false, overflow = false;
+  int64_t numel = 1;
   for (int d = 0; d < a.ndim; ++d) {
     if (a.shape[d] < 0)
       return kNegative;
     empty |= a.shape[d] == 0;
+    overflow |= __builtin_mul_overflow(numel, a.shape[d], &numel);
   }
-  if (empty)
-    return 0;
-  int64_t numel = 1;
-  for (int d = 0; d < a.ndim; ++d)
-    if (__builtin_mul_overflow(numel, a.shape[d], &numel))
-      return kTooMany;
-  return numel;
+  return empty ? 0 : overflow ? kTooMany : numel;
 }
 
 /// Whether a tensor with elements has row-major strides. A stride does not

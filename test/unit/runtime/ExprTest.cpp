@@ -129,6 +129,16 @@ TEST(Expr, ParseErrors) {
   EXPECT_EQ(eval(std::string(60, '(') + "5" + std::string(60, ')')), 5);
 }
 
+// A run of unary operators recursed once an operator, so a long one overflowed
+// the stack (found by fuzz/runtime_fuzzer.cpp); it is a loop now.
+TEST(Expr, LongRunsOfUnaryOperators) {
+  EXPECT_EQ(eval(std::string(1000000, '-') + "5"), 5);
+  EXPECT_EQ(eval(std::string(1000001, '-') + "5"), -5);
+  EXPECT_EQ(eval(std::string(1000001, '!') + "5"), 0);
+  EXPECT_EQ(eval("-!-!5"), -1);
+  EXPECT_EQ(eval("!-5 != -!5"), 0);
+}
+
 TEST(Expr, EvalErrors) {
   EXPECT_EQ(evalError("n / m", {5, 0, 0, 0, 0}),
             "expression 'n / m': division by zero");
