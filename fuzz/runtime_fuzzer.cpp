@@ -5,6 +5,8 @@
 // byte picks one; the rest is the input:
 //   0  bundle bytes               readBundle, then every kernel's signature
 //   1  manifest JSON              parseManifest, then every kernel's signature
+//                                 (both: and a few seeded launches of each
+//                                 kernel, checked as below)
 //   2  an expression              Expr::parse over names a..d, eval on bytes
 //   3  a MEGAC_SLOTS value        parsePlanRequest, every known slot registered
 //   4+ a launch                   the bytes draw the arguments of one of the
@@ -26,6 +28,8 @@
 #include <cstdlib>
 #include <dirent.h>
 #include <fstream>
+#include <optional>
+#include <random>
 #include <sstream>
 
 using namespace megac::rt;
@@ -62,12 +66,35 @@ void addManifests(const char *dir) {
   closedir(d);
 }
 
-/// Every kernel's signature: what loading a module builds.
-void compileSignatures(const Manifest &m) {
+void checkLaunch(const KernelSignature &sig, const model::Model &m, model::Launch &l) {
+  bool accepted = false;
+  std::string error = model::check(sig, m, l, accepted);
+  if (!error.empty()) {
+    std::fprintf(stderr, "runtime_fuzzer: %s\n", error.c_str());
+    std::abort();
+  }
+}
+
+/// Every kernel's signature, what loading a module builds, and for each that
+/// builds, a few launches drawn from a generator seeded by the input: the
+/// model must agree on kernels no compiler wrote.
+void compileSignatures(const Manifest &m, const uint8_t *data, size_t size) {
+  std::mt19937_64 rng(std::hash<std::string_view>()(
+      std::string_view(reinterpret_cast<const char *>(data), size)));
+  model::Draw draw = [&](uint64_t n) { return n ? rng() % n : 0; };
   for (const KernelInfo &k : m.kernels) {
+    std::optional<KernelSignature> sig;
     try {
-      KernelSignature sig(k);
+      sig.emplace(k);
     } catch (const ManifestError &) {
+      continue;
+    }
+    model::Model model(sig->info());
+    for (int i = 0; i < 4; ++i) {
+      model::Launch l = model::drawLaunch(model, draw);
+      if (i % 2)
+        model::breakLaunch(l, draw);
+      checkLaunch(*sig, model, l);
     }
   }
 }
@@ -96,12 +123,7 @@ void fuzzLaunch(const uint8_t *data, size_t size) {
   model::Launch l = model::drawLaunch(k.model, draw);
   for (uint64_t mistakes = draw(3); mistakes--;)
     model::breakLaunch(l, draw);
-  bool accepted = false;
-  std::string error = model::check(k.signature, k.model, l, accepted);
-  if (!error.empty()) {
-    std::fprintf(stderr, "runtime_fuzzer: %s\n", error.c_str());
-    std::abort();
-  }
+  checkLaunch(k.signature, k.model, l);
 }
 
 void fuzzExpression(const uint8_t *data, size_t size) {
@@ -139,10 +161,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   try {
     switch (mode) {
     case 0:
-      compileSignatures(readBundle(data, size, "fuzz.mgb").manifest);
+      compileSignatures(readBundle(data, size, "fuzz.mgb").manifest, data, size);
       break;
     case 1:
-      compileSignatures(parseManifest(text, "fuzz.json"));
+      compileSignatures(parseManifest(text, "fuzz.json"), data, size);
       break;
     case 2:
       fuzzExpression(data, size);
