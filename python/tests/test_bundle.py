@@ -93,6 +93,50 @@ def test_module_argument_errors():
         mod.nope
 
 
+class _FakeDevice:
+    def __init__(self, index):
+        self.index = index
+
+    def __str__(self):
+        return f"cuda:{self.index}"
+
+
+class _FakeCudaTensor:
+    """Enough of a torch CUDA tensor for the Python side's checks (no torch here)."""
+
+    def __init__(self, device_index, n=64):
+        self.is_cuda = True
+        self.device = _FakeDevice(device_index)
+        self.dtype = "torch.float32"
+        self.shape = (n,)
+
+    def data_ptr(self):
+        return 0x10000
+
+    def stride(self):
+        return (1,)
+
+
+def test_launch_refuses_tensors_on_another_device(monkeypatch):
+    """A tensor on cuda:1 while the launch runs on cuda:0 (torch's current device) is refused before the
+    driver is touched: its pointer would fault on cuda:0 or read cuda:0's memory there."""
+    _rt()
+    import megac
+    import megac.module as module
+    mod = megac.load_bytes(bundle.write_bytes(MANIFEST, [PTX]), "t.mgb")
+    monkeypatch.setattr(module, "_current_device", lambda: 0)
+    monkeypatch.setattr(module.Module, "_native_module", lambda self: pytest.fail("reached the driver"))
+    here, there = _FakeCudaTensor(0), _FakeCudaTensor(1)
+    with pytest.raises(TypeError, match=r"parameter 'y': tensor is on cuda:1, but the launch runs on cuda:0 "
+                                        r"\(torch's current device\); launch under `with torch.cuda.device\(1\):`"):
+        mod.vector_add(here, there, here)
+    with pytest.raises(TypeError, match="parameter 'out': tensor is on cuda:1"):
+        mod.vector_add(here, here, out=there)
+    # On one device the check passes and the launch goes on (to the driver, stopped here).
+    with pytest.raises(pytest.fail.Exception, match="reached the driver"):
+        mod.vector_add(here, here, here)
+
+
 def test_launch_without_driver_names_the_problem():
     rt = _rt()
     if not rt.HAS_LAUNCH:
