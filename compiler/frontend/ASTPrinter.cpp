@@ -9,12 +9,15 @@ namespace megac::fe {
 // Infix expressions
 //===----------------------------------------------------------------------===//
 
-/// Binding strength of an operator, matching the parser (higher binds
-/// tighter); atoms are 100.
+/// Binding strength of an operator (higher binds tighter; atoms are 100), as
+/// the parser's but with the six comparisons on one level that does not
+/// chain: the runtime's grammar (runtime/include/megac/runtime/expr.h) takes
+/// one comparison between two sums, so `(M > 4) == (N > 4)` keeps its
+/// parentheses, which the language's own precedence would drop.
 static int precedence(const Expr &e) {
   if (auto *b = dyn_cast<BinaryExpr>(&e)) {
-    static const int kPrec[] = {1, 2, 3, 4, 5, 6, 6,  7,  7,
-                                7, 7, 8, 8, 9, 9, 10, 10, 10};
+    static const int kPrec[] = {1, 2, 3, 4, 5, 6, 6,  6,  6,
+                                6, 6, 8, 8, 9, 9, 10, 10, 10};
     return kPrec[static_cast<int>(b->op)];
   }
   if (isa<UnaryExpr>(&e))
@@ -38,8 +41,9 @@ static void infixOperand(const Expr &e, int minPrec, std::string &out) {
 }
 
 static void infix(const Expr &e, std::string &out) {
+  // Conditions as the runtime reads them: true is 1, false 0.
   if (e.constValue && e.type.isValue()) {
-    out += e.constValue->str();
+    out += e.constValue->isBool() ? (e.constValue->b ? "1" : "0") : e.constValue->str();
     return;
   }
   switch (e.kind) {
@@ -50,7 +54,7 @@ static void infix(const Expr &e, std::string &out) {
     out += ConstValue::ofFloat(cast<FloatLitExpr>(&e)->value).str();
     return;
   case ExprKind::BoolLit:
-    out += cast<BoolLitExpr>(&e)->value ? "true" : "false";
+    out += cast<BoolLitExpr>(&e)->value ? "1" : "0";
     return;
   case ExprKind::Name:
     out += cast<NameExpr>(&e)->name;
@@ -64,9 +68,10 @@ static void infix(const Expr &e, std::string &out) {
   case ExprKind::Binary: {
     auto *b = cast<BinaryExpr>(&e);
     int p = precedence(e);
-    infixOperand(*b->lhs, p, out);
+    // Left-associative; a comparison does not chain.
+    infixOperand(*b->lhs, isComparison(b->op) ? p + 1 : p, out);
     out += std::string(" ") + binaryOpSpelling(b->op) + " ";
-    infixOperand(*b->rhs, p + 1, out); // left-associative
+    infixOperand(*b->rhs, p + 1, out);
     return;
   }
   case ExprKind::Cast:

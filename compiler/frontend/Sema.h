@@ -86,6 +86,7 @@ private:
   void checkVariant(KernelDecl &k, AttributeSyntax &a);
   bool constIntArg(AttributeSyntax &a, int64_t lo, int64_t hi, int64_t &out);
   void checkLaunchExpr(ExprPtr &e, const char *what, bool wantBool);
+  bool checkRuntimeEvaluable(const Expr &e, const char *what);
   void checkUnusedDefines();
 
   // Sema.cpp

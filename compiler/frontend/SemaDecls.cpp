@@ -206,6 +206,95 @@ void Sema::checkLaunchExpr(ExprPtr &e, const char *what, bool wantBool) {
               (wantBool ? "an i1 condition" : "an integer scalar") + ", got " +
               t.str(),
           "it may use scalar parameters, constants and integer arithmetic");
+  else
+    checkRuntimeEvaluable(*e, what);
+}
+
+namespace {
+
+/// Whether every value of integer (or i1) type `from` is a value of `to`.
+bool holdsEveryValue(const Type &from, const Type &to) {
+  if (from.kind == Type::Kind::UntypedInt || from.isBoolLike())
+    return true;
+  ScalarKind f = from.elem.scalar, t = to.elem.scalar;
+  if (isSigned(f) != isSigned(t))
+    return !isSigned(f) && bitWidth(t) > bitWidth(f);
+  return bitWidth(t) >= bitWidth(f);
+}
+
+const char *const kRuntimeArithmetic =
+    "the runtime evaluates grid, shape and 'when' expressions in 64-bit integers with + - * / %, "
+    "comparisons, && || !, cdiv, min and max";
+
+} // namespace
+
+/// What the runtime evaluates (runtime/include/megac/runtime/expr.h) and
+/// nothing else: the manifest would otherwise hold an expression the runtime
+/// refuses to load, or one it reads otherwise than the language (a narrowing
+/// cast, a float). Reports the first construct outside it; false then.
+bool Sema::checkRuntimeEvaluable(const Expr &e, const char *what) {
+  auto refuse = [&](const Expr &at, const std::string &construct, std::string hint = {}) {
+    error(at.range, construct + " cannot appear in " + what,
+          hint.empty() ? kRuntimeArithmetic : hint);
+    return false;
+  };
+  if (e.constValue && !e.constValue->isFloat())
+    return true; // printed as its value
+  if (e.type.isFloatLike())
+    return refuse(e, "a floating-point value");
+  switch (e.kind) {
+  case ExprKind::IntLit:
+  case ExprKind::BoolLit:
+    return true;
+  case ExprKind::Name:
+    // Scalar parameters, ctas, sms and early (constants folded above).
+    return e.type.isScalar() && !e.type.isPointer()
+               ? true
+               : refuse(e, "'" + cast<NameExpr>(&e)->name + "' (" + e.type.str() + ")");
+  case ExprKind::Unary: {
+    auto *u = cast<UnaryExpr>(&e);
+    if (u->op == UnaryOp::BitNot)
+      return refuse(e, "'~'", std::string(kRuntimeArithmetic) + "; -x - 1 is ~x");
+    return checkRuntimeEvaluable(*u->operand, what);
+  }
+  case ExprKind::Binary: {
+    auto *b = cast<BinaryExpr>(&e);
+    switch (b->op) {
+    case BinaryOp::Shl:
+    case BinaryOp::Shr:
+      return refuse(e, std::string("'") + binaryOpSpelling(b->op) + "'",
+                    std::string(kRuntimeArithmetic) + "; multiply or divide by a power of two");
+    case BinaryOp::BitAnd:
+    case BinaryOp::BitOr:
+    case BinaryOp::BitXor:
+      return refuse(e, std::string("'") + binaryOpSpelling(b->op) + "'",
+                    std::string(kRuntimeArithmetic) + "; n % 8 == 0 tests what n & 7 == 0 does");
+    default:
+      return checkRuntimeEvaluable(*b->lhs, what) && checkRuntimeEvaluable(*b->rhs, what);
+    }
+  }
+  case ExprKind::Cast: {
+    auto *c = cast<CastExpr>(&e);
+    if (!holdsEveryValue(c->operand->type, e.type))
+      return refuse(e, "a cast from " + c->operand->type.str() + " to " + e.type.str(),
+                    std::string(kRuntimeArithmetic) +
+                        ", so a cast may only widen (the runtime would not wrap the value)");
+    return checkRuntimeEvaluable(*c->operand, what);
+  }
+  case ExprKind::Broadcast:
+    return checkRuntimeEvaluable(*cast<BroadcastExpr>(&e)->operand, what);
+  case ExprKind::Call: {
+    auto *c = cast<CallExpr>(&e);
+    if (c->callee != "cdiv" && c->callee != "min" && c->callee != "max")
+      return refuse(e, "a call of '" + c->callee + "'");
+    for (const CallArg &a : c->args)
+      if (a.value && !checkRuntimeEvaluable(*a.value, what))
+        return false;
+    return true;
+  }
+  default:
+    return refuse(e, "this expression");
+  }
 }
 
 bool Sema::constIntArg(AttributeSyntax &a, int64_t lo, int64_t hi,

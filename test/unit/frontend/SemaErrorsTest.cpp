@@ -147,6 +147,40 @@ TEST(SemaErrors, LaunchExpressions) {
               "unknown name 'offs'");
 }
 
+// What the runtime cannot evaluate is refused here, where it is written: it
+// used to reach the manifest and be refused when the bundle was loaded (`<<`,
+// `~`, a float, `where`, `program_id`), or be read otherwise (a narrowing cast).
+TEST(SemaErrors, LaunchExpressionsTheRuntimeCannotEvaluate) {
+  const std::string arithmetic =
+      "the runtime evaluates grid, shape and 'when' expressions in 64-bit integers with + - * / %, "
+      "comparisons, && || !, cdiv, min and max";
+  expectError("@grid(n << 1)\nkernel k(n: i32) {}", "'<<' cannot appear in a grid dimension",
+              arithmetic + "; multiply or divide by a power of two");
+  expectError("@variant(v, when = n >> 2 > 1)\nkernel k(n: i32) {}",
+              "'>>' cannot appear in the 'when' condition",
+              arithmetic + "; multiply or divide by a power of two");
+  expectError("@variant(v, when = (n & 7) == 0)\nkernel k(n: i32) {}",
+              "'&' cannot appear in the 'when' condition",
+              arithmetic + "; n % 8 == 0 tests what n & 7 == 0 does");
+  expectError("kernel k(x: *f32[n | 1], n: i32) {}", "'|' cannot appear in a shape dimension",
+              arithmetic + "; n % 8 == 0 tests what n & 7 == 0 does");
+  expectError("@grid(~n)\nkernel k(n: i32) {}", "'~' cannot appear in a grid dimension",
+              arithmetic + "; -x - 1 is ~x");
+  expectError("@variant(v, when = (n as f32) * 1.5 > 100.0)\nkernel k(n: i32) {}",
+              "a floating-point value cannot appear in the 'when' condition", arithmetic);
+  expectError("@variant(v, when = eps > 0.5)\nkernel k(eps: f32) {}",
+              "a floating-point value cannot appear in the 'when' condition", arithmetic);
+  expectError("@variant(v, when = where(n > 4, n, 4) > 5)\nkernel k(n: i32) {}",
+              "a call of 'where' cannot appear in the 'when' condition", arithmetic);
+  expectError("@variant(v, when = program_id(0) > 0)\nkernel k() {}",
+              "a call of 'program_id' cannot appear in the 'when' condition", arithmetic);
+  expectError("@grid(n as i8)\nkernel k(n: i32) {}",
+              "a cast from i32 to i8 cannot appear in a grid dimension",
+              arithmetic + ", so a cast may only widen (the runtime would not wrap the value)");
+  expectError("@grid(n as u32)\nkernel k(n: i32) {}",
+              "a cast from i32 to u32 cannot appear in a grid dimension");
+}
+
 TEST(SemaErrors, Constants) {
   expectError("const A = 1 / 0;\nkernel k() {}",
               "division by zero in constant expression");

@@ -305,6 +305,19 @@ TEST(Sema, ManifestExprParenthesizes) {
   EXPECT_EQ(manifestExpr(*c.kernel().grid[1]), "cdiv(n, 64) * (n - 1)");
 }
 
+// The runtime's grammar has one comparison between two sums and no true or
+// false: nested comparisons keep their parentheses, conditions print as 1 / 0.
+TEST(Sema, ManifestExprAsTheRuntimeReadsIt) {
+  Compile c("@variant(a, when = (n > 4) == (m > 4))\n"
+            "@variant(b, when = n > 4 != m < 2 && true)\n"
+            "@variant(c, when = n == m == false || 1 > 2)\n"
+            "kernel k(n: i32, m: i32) {}");
+  ASSERT_TRUE(c.module) << c.errors();
+  EXPECT_EQ(manifestExpr(*c.kernel().variants[0].when), "(n > 4) == (m > 4)");
+  EXPECT_EQ(manifestExpr(*c.kernel().variants[1].when), "(n > 4) != (m < 2) && 1");
+  EXPECT_EQ(manifestExpr(*c.kernel().variants[2].when), "(n == m) == 0 || 0");
+}
+
 TEST(Sema, PrintASTShowsTypes) {
   Compile c(kActQuant);
   ASSERT_TRUE(c.module) << c.errors();
