@@ -152,6 +152,14 @@ void Sema::checkKernel(KernelDecl &k) {
   for (ParamDecl &p : k.params) {
     if (fn_.scopes.back().count(p.var->name))
       error(p.var->range, "parameter '" + p.var->name + "' is already defined");
+    // The runtime's own names in launch expressions (runtime/.../expr.h): a
+    // parameter so named would make its manifest unreadable (`min`) or mean
+    // one thing to the language and another to the runtime (`sms`).
+    if (p.var->name == "ctas" || p.var->name == "sms" || p.var->name == "early" ||
+        p.var->name == "cdiv" || p.var->name == "min" || p.var->name == "max")
+      error(p.var->range, "a kernel parameter cannot be named '" + p.var->name + "'",
+            "in grid, shape and 'when' expressions the runtime reads 'ctas', 'sms' and 'early' as the "
+            "launch's and 'cdiv', 'min' and 'max' as its functions; rename it");
     if (resolveTypeRef(p.typeRef))
       p.var->type = p.typeRef.resolved;
     declareVar(*p.var);
