@@ -244,6 +244,21 @@ public:
     return out;
   }
 
+  /// The values an integer scalar of dtype `t` may take.
+  static std::pair<int64_t, int64_t> bounds(DType t) {
+    switch (t) {
+    case DType::i1: return {0, 1};
+    case DType::i8: return {INT8_MIN, INT8_MAX};
+    case DType::u8: return {0, UINT8_MAX};
+    case DType::i16: return {INT16_MIN, INT16_MAX};
+    case DType::u16: return {0, UINT16_MAX};
+    case DType::i32: return {INT32_MIN, INT32_MAX};
+    case DType::u32: return {0, UINT32_MAX};
+    case DType::u64: return {0, INT64_MAX};
+    default: return {INT64_MIN, INT64_MAX};
+    }
+  }
+
   /// Whether a finite `f` becomes infinite as a scalar of dtype `t`
   /// (rounded to nearest even, through f32 for the 16-bit types).
   static bool overflows(DType t, double f) {
@@ -267,23 +282,6 @@ private:
     return v >= lo && v <= hi;
   }
 
-public:
-  /// The values an integer scalar of dtype `t` may take.
-  static std::pair<int64_t, int64_t> bounds(DType t) {
-    switch (t) {
-    case DType::i1: return {0, 1};
-    case DType::i8: return {INT8_MIN, INT8_MAX};
-    case DType::u8: return {0, UINT8_MAX};
-    case DType::i16: return {INT16_MIN, INT16_MAX};
-    case DType::u16: return {0, UINT16_MAX};
-    case DType::i32: return {INT32_MIN, INT32_MAX};
-    case DType::u32: return {0, UINT32_MAX};
-    case DType::u64: return {0, INT64_MAX};
-    default: return {INT64_MIN, INT64_MAX};
-    }
-  }
-
-private:
   /// The element count, or nullopt for a negative dimension or a count past
   /// int64 (which no tensor has). A zero dimension makes it 0 whatever the rest.
   static std::optional<int64_t> elements(const Arg &a) {

@@ -44,10 +44,11 @@ inline int64_t drawScalar(const Draw &draw, const ParamInfo &p) {
   case 2: v = int64_t(draw(4097)); break;
   default: v = 1 + int64_t(draw(64)); break;            // the usual sizes
   }
-  v -= v % p.multipleOf;
-  if (p.dtype == DType::i1 || p.dtype == DType::u8 || p.dtype == DType::i8)
+  if (p.dtype == DType::i1)
     v &= 1;
-  return v;
+  else if (dtypeSize(p.dtype) == 1)
+    v %= 128; // i8 and u8 alike
+  return v - v % p.multipleOf;
 }
 
 inline double drawFloat(const Draw &draw) {
@@ -178,7 +179,7 @@ inline void breakLaunch(Launch &l, const Draw &draw) {
     if (a.kind == Arg::Kind::Scalar) {
       l.mistake = "a scalar at or past its range";
       // Half the time the bounds of the dtype the scalar was given as (the
-      // parameter's, or i64), one past them where that is an int64.
+      // parameter's, or i64) or one past them (where int64 has such a value).
       auto [lo, hi] = Model::bounds(a.dtype);
       const int64_t near[] = {lo, hi, lo == INT64_MIN ? lo : lo - 1, hi == INT64_MAX ? hi : hi + 1};
       a.intValue = draw(2) ? near[draw(4)] : wide[draw(sizeof wide / sizeof *wide)];
