@@ -18,6 +18,7 @@
 // and the runtime disagreeing is a finding. Build and run: fuzz/README.md.
 //
 //===----------------------------------------------------------------------===//
+#include "ManifestDir.h"
 #include "SignatureProperty.h"
 #include "TestManifests.h"
 
@@ -26,11 +27,8 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <dirent.h>
-#include <fstream>
 #include <optional>
 #include <random>
-#include <sstream>
 
 using namespace megac::rt;
 
@@ -45,25 +43,6 @@ struct Kernel {
 std::vector<std::unique_ptr<Kernel>> &kernels() {
   static std::vector<std::unique_ptr<Kernel>> all;
   return all;
-}
-
-void addManifests(const char *dir) {
-  DIR *d = opendir(dir);
-  if (!d) {
-    std::fprintf(stderr, "runtime_fuzzer: cannot open %s\n", dir);
-    std::abort();
-  }
-  while (dirent *e = readdir(d)) {
-    std::string name = e->d_name;
-    if (name.size() < 5 || name.substr(name.size() - 5) != ".json")
-      continue;
-    std::ifstream in(std::string(dir) + "/" + name);
-    std::stringstream text;
-    text << in.rdbuf();
-    for (const KernelInfo &k : parseManifest(text.str(), name).kernels)
-      kernels().push_back(std::make_unique<Kernel>(k));
-  }
-  closedir(d);
 }
 
 void checkLaunch(const KernelSignature &sig, const model::Model &m, model::Launch &l) {
@@ -148,7 +127,8 @@ extern "C" int LLVMFuzzerInitialize(int *, char ***) {
   kernels().push_back(std::make_unique<Kernel>(test::vectorAddKernel()));
   kernels().push_back(std::make_unique<Kernel>(test::gdnCoreKernel()));
   if (const char *dir = std::getenv("MEGAC_FUZZ_MANIFESTS"))
-    addManifests(dir);
+    for (const KernelInfo &k : test::manifestKernels(dir))
+      kernels().push_back(std::make_unique<Kernel>(k));
   return 0;
 }
 

@@ -169,23 +169,27 @@ def _draw_env(rng):
     return {"a": i32(), "b": i32(), "c": rng.choice([rng.randint(-50, 50), 1 << 40, -(1 << 40), 3])}
 
 
+def _value(what, expr, env):
+    try:
+        return evaluate(expr, env), None
+    except Refused as e:
+        return None, ("refused", f"{what}: {e}")
+
+
 def _expected(grid, shape, when, env):
     """What prepare() must do: ("refused", why) or ("ok", grid, variant)."""
-    try:
-        g = evaluate(grid, env)
-    except Refused as e:
-        return ("refused", f"grid: {e}")
+    g, refused = _value("grid", grid, env)
+    if refused:
+        return refused
     env = dict(env, ctas=g, sms=SMS, early=1)
-    try:
-        s = evaluate(shape, env)
-    except Refused as e:
-        return ("refused", f"shape: {e}")
+    s, refused = _value("shape", shape, env)
+    if refused:
+        return refused
     if not 0 <= s <= (1 << 31) - 1:
         return ("refused", "negative shape, or past 32-bit offsets")
-    try:
-        holds = evaluate(when, env)
-    except Refused as e:
-        return ("refused", f"when: {e}")
+    holds, refused = _value("when", when, env)
+    if refused:
+        return refused
     if not 0 <= g <= (1 << 31) - 1:
         return ("refused", "grid out of range")
     return ("ok", g, "v" if holds else "default")

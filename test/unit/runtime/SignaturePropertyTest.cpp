@@ -9,18 +9,14 @@
 // points it at the manifests of kernels-dsl/.
 //
 //===----------------------------------------------------------------------===//
+#include "ManifestDir.h"
 #include "SignatureProperty.h"
 #include "TestManifests.h"
-
-#include "megac/runtime/manifest.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdlib>
-#include <dirent.h>
-#include <fstream>
 #include <random>
-#include <sstream>
 
 using namespace megac::rt;
 
@@ -78,27 +74,6 @@ KernelInfo everyDtypeKernel() {
   return k;
 }
 
-std::vector<KernelInfo> manifestKernels(const char *dir) {
-  std::vector<KernelInfo> kernels;
-  DIR *d = opendir(dir);
-  if (!d) {
-    ADD_FAILURE() << "cannot open MEGAC_MANIFESTS_DIR " << dir;
-    return kernels;
-  }
-  while (dirent *e = readdir(d)) {
-    std::string name = e->d_name;
-    if (name.size() < 5 || name.substr(name.size() - 5) != ".json")
-      continue;
-    std::ifstream in(std::string(dir) + "/" + name);
-    std::stringstream text;
-    text << in.rdbuf();
-    for (KernelInfo &k : parseManifest(text.str(), name).kernels)
-      kernels.push_back(std::move(k));
-  }
-  closedir(d);
-  return kernels;
-}
-
 TEST(SignatureProperty, TestKernelsAgreeWithTheModel) {
   for (const KernelInfo &k : {test::vectorAddKernel(), test::gdnCoreKernel(), everyDtypeKernel()}) {
     // Ten times as many: each scalar's range is hit at its bounds.
@@ -114,7 +89,7 @@ TEST(SignatureProperty, ManifestKernelsAgreeWithTheModel) {
   const char *dir = std::getenv("MEGAC_MANIFESTS_DIR");
   if (!dir)
     GTEST_SKIP() << "MEGAC_MANIFESTS_DIR is not set (ctest signature_property_kernels sets it)";
-  std::vector<KernelInfo> kernels = manifestKernels(dir);
+  std::vector<KernelInfo> kernels = test::manifestKernels(dir);
   ASSERT_GT(kernels.size(), 20u);
   for (const KernelInfo &k : kernels) {
     int accepted = 0, refused = 0;
