@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -22,6 +23,13 @@ std::optional<uint32_t> SourceManager::loadFile(const std::string &path,
   if (auto it = virtualFiles_.find(norm); it != virtualFiles_.end()) {
     text = it->second;
   } else {
+    // A directory opens as a stream that reads nothing, which would compile
+    // as an empty file.
+    std::error_code ec;
+    if (std::filesystem::is_directory(norm, ec)) {
+      error = "cannot open '" + path + "': it is a directory";
+      return std::nullopt;
+    }
     std::ifstream in(norm, std::ios::binary);
     if (!in) {
       error = "cannot open '" + path + "': " + std::strerror(errno);

@@ -111,6 +111,8 @@ TEST(SemaErrors, ImportCycleNamesTheCycle) {
 TEST(SemaErrors, MissingImport) {
   expectError("import \"nope/missing.mega\";\nkernel k() {}",
               "cannot open 'nope/missing.mega': No such file or directory");
+  // A directory used to read as an empty file.
+  expectError("import \"/\";\nkernel k() {}", "cannot open '/': it is a directory");
 }
 
 TEST(SemaErrors, Attributes) {
