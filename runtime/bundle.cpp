@@ -5,6 +5,7 @@
 #include "megac/runtime/error.h"
 
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <sstream>
@@ -146,12 +147,20 @@ Bundle readBundle(const void *data, size_t size, std::string_view name) {
 }
 
 Bundle readBundleFile(const std::string &path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw BundleError("megac: bundle " + path + ": cannot open: it is a directory");
   std::ifstream in(path, std::ios::binary);
   if (!in)
     throw BundleError("megac: bundle " + path +
                       ": cannot open: " + std::strerror(errno));
-  std::string bytes((std::istreambuf_iterator<char>(in)),
-                    std::istreambuf_iterator<char>());
+  std::string bytes;
+  try {
+    bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  } catch (const std::exception &e) {
+    // libstdc++'s filebuf throws on a failed read (EIO, EISDIR).
+    throw BundleError("megac: bundle " + path + ": read error: " + e.what());
+  }
   if (in.bad())
     throw BundleError("megac: bundle " + path + ": read error");
   return readBundle(bytes.data(), bytes.size(), path);

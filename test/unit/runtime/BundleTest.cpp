@@ -70,6 +70,12 @@ TEST(Bundle, MissingFileNamesThePath) {
       << msg;
 }
 
+// A directory used to escape as libstdc++'s own exception from the read.
+TEST(Bundle, RefusesADirectory) {
+  std::string msg = refusal([] { readBundleFile("/"); });
+  EXPECT_EQ(msg, "megac: bundle /: cannot open: it is a directory");
+}
+
 TEST(Bundle, RefusesWrongMagic) {
   std::string bytes = writeBundle(test::sampleBundle());
   bytes[0] = 'X';
