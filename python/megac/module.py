@@ -11,6 +11,7 @@ from a tensor dimension named after it. Launches go on torch.cuda.current_stream
 (a torch.cuda.Stream or a raw CUstream int).
 """
 import json
+import operator
 
 from . import dtypes
 
@@ -19,8 +20,23 @@ class RawTensor:
     """A device buffer described without torch: pointer, manifest dtype name, shape, strides (elements)."""
 
     def __init__(self, ptr, dtype, shape, strides=None):
-        self.ptr, self.dtype, self.shape = int(ptr), dtype, tuple(shape)
-        self.strides = tuple(strides) if strides is not None else ()
+        self.ptr, self.dtype, self.shape = operator.index(ptr), dtype, _ints("shape", shape)
+        self.strides = _ints("strides", strides) if strides is not None else ()
+        if not 0 <= self.ptr < 1 << 64:
+            raise ValueError(f"megac: RawTensor: pointer {self.ptr:#x} is not a 64-bit address")
+
+
+def _ints(what, values):
+    """A tuple of ints (numpy's too) that fit int64, or a TypeError naming `what` (rather than pybind11's
+    cast error)."""
+    values = tuple(values)
+    try:
+        ints = tuple(operator.index(v) for v in values)
+    except TypeError:
+        ints = None
+    if ints is None or not all(-(1 << 63) <= v < 1 << 63 for v in ints):
+        raise TypeError(f"megac: {what} must be integers that fit int64, got {values!r}")
+    return ints
 
 
 def _is_tensor(v):
@@ -28,6 +44,9 @@ def _is_tensor(v):
 
 
 def _tensor_arg(rt, kernel, param, v):
+    if not _is_tensor(v):
+        raise TypeError(f"megac: kernel '{kernel}': parameter '{param['name']}' is a tensor (a torch tensor or "
+                        f"megac.RawTensor), got {type(v).__name__}")
     if isinstance(v, RawTensor):
         given = v.dtype
         ptr, shape, strides = v.ptr, v.shape, v.strides
@@ -52,6 +71,9 @@ def _scalar_arg(rt, kernel, param, v):
     is_float = param["dtype"] in dtypes.FLOAT_SCALARS
     if not is_float and isinstance(v, float) and not v.is_integer():
         raise TypeError(f"megac: kernel '{kernel}': parameter '{param['name']}' is {param['dtype']}, got {v}")
+    if not is_float and not -(1 << 63) <= int(v) < 1 << 63:
+        raise rt.ArgError(f"megac: kernel '{kernel}': parameter '{param['name']}': value {int(v)} does not fit "
+                          f"{param['dtype']}")
     return rt.scalar_arg(param["dtype"], float(v) if is_float else int(v))
 
 
@@ -99,8 +121,7 @@ class Kernel:
             named = dict(zip((p["name"] for p in self.params), args))
             named.update(kwargs)
             grid = grid(named)
-        return sig.prepare(self.bind(*args, **kwargs), sms, None if grid is None else tuple(grid),
-                           self._module.early_launch)
+        return sig.prepare(self.bind(*args, **kwargs), sms, _grid(grid), self._module.early_launch)
 
     def _check_devices(self, args, kwargs):
         """Every torch tensor on the device the launch runs on (torch's current device, whose context the
@@ -126,13 +147,16 @@ class Kernel:
             named = dict(zip((p["name"] for p in self.params), args))
             named.update(kwargs)
             grid = grid(named)
-        native.launch(self.name, self.bind(*args, **kwargs), _stream_handle(stream),
-                      None if grid is None else tuple(grid))
+        native.launch(self.name, self.bind(*args, **kwargs), _stream_handle(stream), _grid(grid))
 
     def __repr__(self):
         sig = ", ".join(f"{p['name']}: {p['dtype']}{'[' + ', '.join(p['shape']) + ']' if p['kind'] == 'tensor' else ''}"
                         for p in self.params)
         return f"<megac kernel {self.name}({sig})>"
+
+
+def _grid(grid):
+    return None if grid is None else _ints("grid", grid)
 
 
 def _current_device():

@@ -117,6 +117,32 @@ class _FakeCudaTensor:
         return (1,)
 
 
+def test_python_mistakes_get_megac_errors():
+    """What the Python side is handed wrong is refused in megac's words, not as an AttributeError or pybind11's
+    cast error."""
+    rt = _rt()
+    import megac
+    np = pytest.importorskip("numpy")
+    mod = megac.load_bytes(bundle.write_bytes(MANIFEST, [PTX]), "t.mgb")
+    x = megac.RawTensor(0x10000, "f32", (64,))
+    with pytest.raises(TypeError, match=r"parameter 'x' is a tensor \(a torch tensor or megac.RawTensor\), "
+                                        r"got ndarray"):
+        mod.vector_add.prepare(np.zeros(64, np.float32), x, x)
+    with pytest.raises(TypeError, match="parameter 'y' is a tensor .* got int"):
+        mod.vector_add.prepare(x, 1, x)
+    with pytest.raises(TypeError, match=r"megac: grid must be integers that fit int64, got \('a', 'b', 'c'\)"):
+        mod.vector_add.prepare(x, x, x, grid="abc")
+    with pytest.raises(rt.ArgError, match="parameter 'n': value 1180591620717411303424 does not fit i32"):
+        mod.vector_add.prepare(x, x, x, n=1 << 70)
+    with pytest.raises(ValueError, match="pointer -0x10 is not a 64-bit address"):
+        megac.RawTensor(-16, "f32", (64,))
+    with pytest.raises(TypeError, match="megac: shape must be integers"):
+        megac.RawTensor(0x10000, "f32", ("a",))
+    # numpy's integers are integers
+    assert mod.vector_add.prepare(x, x, x, grid=(np.int64(2),))["grid"] == (2, 1, 1)
+    assert megac.RawTensor(np.uint64(0x10000), "f32", (np.int32(64),)).shape == (64,)
+
+
 def test_launch_refuses_tensors_on_another_device(monkeypatch):
     """A tensor on cuda:1 while the launch runs on cuda:0 (torch's current device) is refused before the
     driver is touched: its pointer would fault on cuda:0 or read cuda:0's memory there."""
