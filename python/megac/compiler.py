@@ -153,7 +153,7 @@ def _targets(target):
         return []
     if isinstance(target, str):
         return [target]
-    out = list(target)
+    out = list(target) if isinstance(target, (list, tuple)) else []
     if not out or not all(isinstance(t, str) for t in out):
         raise TypeError(f"megac.compile: target must be a name, a list of names or 'all', got {target!r}")
     return [] if out == ["all"] else out
@@ -305,6 +305,8 @@ def compile(source, target="sm_90a", constants=None, emit_ir=False, ptxas=True, 
     """
     ext = _ext()
     targets = _targets(target)
+    if constants is not None and not isinstance(constants, dict):
+        raise TypeError(f"megac.compile: constants must be a dict of name: value, got {type(constants).__name__}")
     defines = {str(k): _define_value(k, v) for k, v in (constants or {}).items()}
     stages = _stages(emit_ir)
 

@@ -153,6 +153,11 @@ def test_bad_arguments_are_refused_before_compiling():
         megac.compile(VECTOR_ADD, target=[90])
     with pytest.raises(TypeError, match="constant 'BLOCK' must be an int, float, bool or str, got list"):
         megac.compile(VECTOR_ADD, constants={"BLOCK": [512]})
+    # these were "'int' object is not iterable" and "'list' object has no attribute 'items'"
+    with pytest.raises(TypeError, match=r"target must be a name, a list of names or 'all', got 90"):
+        megac.compile(VECTOR_ADD, target=90)
+    with pytest.raises(TypeError, match="constants must be a dict of name: value, got list"):
+        megac.compile(VECTOR_ADD, constants=[("BLOCK", 512)])
     with pytest.raises(KeyError, match="unknown IR stage 'tiles'; stages: ast"):
         megac.compile(VECTOR_ADD, emit_ir=True, ptxas=False).ir["tiles"]
 
