@@ -153,7 +153,10 @@ def _targets(target):
         return []
     if isinstance(target, str):
         return [target]
-    out = list(target) if isinstance(target, (list, tuple)) else []
+    try:
+        out = list(target)
+    except TypeError:  # not iterable: refused below
+        out = []
     if not out or not all(isinstance(t, str) for t in out):
         raise TypeError(f"megac.compile: target must be a name, a list of names or 'all', got {target!r}")
     return [] if out == ["all"] else out
