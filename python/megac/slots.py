@@ -60,6 +60,10 @@ class Registry:
         batch_of       batch_of(**call) -> the call's batch; default: call["batch"] (0 when absent)
         enable         enable() runs once per enabled slot after the ranks agree (allocate workspace here)
         """
+        for role, f in (("kernel", kernel), ("stock", stock), ("check", check), ("enable", enable),
+                        ("batch_of", batch_of)):
+            if f is not None and not callable(f):
+                raise TypeError(f"megac: slot '{name}': {role} must be callable, got {type(f).__name__}")
         self._native.add(name, kernel, stock, check, int(max_batch), enable)
         self._batch_of[name] = batch_of
         return self
@@ -82,6 +86,9 @@ class Registry:
             return _rt.plan_request_from_env(self._native, default_recipe)
         if isinstance(slots, str):
             return _rt.parse_plan_request(slots, self._native, default_recipe)
+        if not isinstance(slots, (list, tuple, set, frozenset)) or not all(isinstance(n, str) for n in slots):
+            raise TypeError("megac: slots must be None, a MEGAC_SLOTS-style string, a list of slot names or a "
+                            f"PlanRequest, got {slots!r}")
         names = list(dict.fromkeys(slots))
         origin = f"the API ({', '.join(names) or 'no slots'})"
         for n in names:

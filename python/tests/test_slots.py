@@ -160,6 +160,15 @@ def test_registry_refusals_and_recipes():
     with pytest.raises(slots.SlotError, match="needs both a kernel and a stock"):
         reg.add("route", c.kernel("route"), None)
     assert "hop" in reg and "route" not in reg and len(reg) == 1
+    # what is not callable is refused where it is registered, not when a call first reaches it
+    with pytest.raises(TypeError, match="megac: slot 'route': kernel must be callable, got int"):
+        reg.add("route", 1, c.stock("route"))
+    with pytest.raises(TypeError, match="megac: slot 'route': batch_of must be callable, got str"):
+        reg.add("route", c.kernel("route"), c.stock("route"), batch_of="M")
+    with pytest.raises(TypeError, match="megac: slots must be None, a MEGAC_SLOTS-style string, a list of slot "
+                                        "names or a PlanRequest, got 5"):
+        slots.build_plan(reg, 5)
+    assert "route" not in reg
     r = slots.recipes()
     assert set(r) == {"TP2", "TP4", "TP8", "TEP8", "DEP8", "PD_PREFILL", "PD_DECODE"}
     assert "shared_act_quant" in r["TP8"] and "shared_act_quant" not in r["TP4"]
