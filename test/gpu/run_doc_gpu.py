@@ -28,6 +28,7 @@ def main():
         error = traceback.format_exc()
     report = dict(commit=os.environ.get("MEGAC_COMMIT", "unknown"), gpu_blocks=len(test_docs.blocks("gpu")),
                   ran=ran, passed=error is None, error=error)
+    os.makedirs(a.out, exist_ok=True)
     with open(os.path.join(a.out, "doc_gpu.json"), "w") as f:
         json.dump(report, f, indent=1)
     print(json.dumps(report, indent=1))
