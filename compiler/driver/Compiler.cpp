@@ -2,6 +2,7 @@
 #include "KernelThreads.h"
 #include "LayoutReport.h"
 #include "ManifestBuilder.h"
+#include "RuntimeCheck.h"
 #include "SourceLoc.h"
 #include "VariantSpecialization.h"
 
@@ -419,6 +420,9 @@ CompileResult compile(const CompileOptions &options) {
     }
   }
   result.manifestJson = rt::manifestToJson(bundle.manifest);
+  if (std::string refusal = runtimeRefusal(result.manifestJson); !refusal.empty())
+    diags.error({mod->root().fileId, 0, 0}, "internal: the runtime would refuse this module's manifest: " + refusal,
+                "a megac bug (the language let through what the runtime cannot read): please report it");
   result.bundle = rt::writeBundle(bundle);
   result.ok = !diags.hasErrors();
   return finish();
