@@ -2,8 +2,10 @@
 //
 // Feeds arbitrary bytes as a .mega source to megac::compile: frontend, tile
 // IR generation, the tile passes, lowering to LLVM/NVVM and PTX emission
-// (ptxas is not run). The result is ignored; any crash, abort, assertion,
-// LLVM fatal error or sanitizer report is a finding.
+// (ptxas is not run). Any crash, abort, assertion, LLVM fatal error or
+// sanitizer report is a finding, and so is an "internal:" error (megac's
+// own consistency checks, such as the runtime refusing the manifest megac
+// wrote): the harness aborts on one.
 //
 // The first input line may be "//D NAME=VALUE" to set a define (as in the
 // frontend fuzzer). The last byte of the input chooses whether sm_100a is
@@ -13,6 +15,8 @@
 #include "driver/Compiler.h"
 
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 
 // Our code is instrumented, libMLIR/libLLVM are not. LLVM's BumpPtrAllocator
@@ -41,6 +45,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   opts.text = std::move(text);
   megac::CompileResult result = megac::compile(opts);
-  (void)result;
+  if (result.diagnostics.find("error: internal:") != std::string::npos) {
+    std::fprintf(stderr, "pipeline_fuzzer: %s\n", result.diagnostics.c_str());
+    std::abort();
+  }
   return 0;
 }
