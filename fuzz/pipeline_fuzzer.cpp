@@ -45,7 +45,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   opts.text = std::move(text);
   megac::CompileResult result = megac::compile(opts);
-  if (result.diagnostics.find("error: internal:") != std::string::npos) {
+  if (result.internalError) {
     std::fprintf(stderr, "pipeline_fuzzer: %s\n", result.diagnostics.c_str());
     std::abort();
   }

@@ -146,6 +146,8 @@ CompileResult compile(const CompileOptions &options) {
   fe::DiagnosticEngine diags(sm);
   auto finish = [&]() -> CompileResult & {
     result.diagnostics = diags.formatted();
+    for (const fe::Diagnostic &d : diags.diagnostics())
+      result.internalError |= d.severity == fe::Severity::Error && d.message.rfind("internal:", 0) == 0;
     return result;
   };
 

@@ -49,6 +49,7 @@ struct TargetOutput {
 struct CompileResult {
   bool ok = false;
   std::string diagnostics; // formatted: file:line:col: error: ... with caret
+  bool internalError = false; // an "internal: ..." error among them: megac's own bug
   std::string moduleName;
   std::string ast;    // --emit ast (keepIR)
   std::string tileIR; // straight from the frontend, before any pass (keepIR)
