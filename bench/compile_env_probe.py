@@ -11,16 +11,16 @@ usage: bench/compile_env_probe.py --megac PATH [--runs 11] [--out FILE.json]
 Prints one line per (environment, kernel): median compile ms, user ms, system ms, minor faults.
 """
 import argparse
+import glob
 import json
 import os
-import re
 import resource
 import statistics
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
-from compile_times import compile_ms  # noqa: E402  (scripts/ is no package)
+from compile_times import compile_ms, kernels_of  # noqa: E402  (scripts/ is no package)
 KERNELS = ["attn_split_verify", "attn_merge_q1", "attn_merge_verify", "attn_split_q1", "gdn_core", "hop",
            "vector_add"]
 ENVS = {
@@ -31,13 +31,14 @@ ENVS = {
 }
 
 
-def source_of(kernel):
-    for name in sorted(os.listdir(os.path.join(ROOT, "kernels-dsl"))):
-        path = os.path.join(ROOT, "kernels-dsl", name)
-        with open(path) as f:
-            if re.search(rf"\bkernel {kernel}\(", f.read()):
-                return path
-    raise SystemExit(f"no kernel {kernel} in kernels-dsl/")
+def sources(megac):
+    """{kernel: its file in kernels-dsl/}, as scripts/compile_times.py lists them."""
+    by_kernel = {k: path for path in sorted(glob.glob(os.path.join(ROOT, "kernels-dsl/*.mega")))
+                 for k in kernels_of(megac, path)}
+    missing = [k for k in KERNELS if k not in by_kernel]
+    if missing:
+        raise SystemExit(f"not in kernels-dsl/: {', '.join(missing)}")
+    return by_kernel
 
 
 def one_compile(megac, path, kernel, env):
@@ -56,7 +57,7 @@ def main():
     p.add_argument("--runs", type=int, default=11)
     p.add_argument("--out")
     a = p.parse_args()
-    paths = {k: source_of(k) for k in KERNELS}
+    paths = sources(a.megac)
     samples = {(e, k): [] for e in ENVS for k in KERNELS}
     for run in range(a.runs):
         for k in KERNELS:
