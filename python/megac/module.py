@@ -54,6 +54,13 @@ def _tensor_arg(rt, kernel, param, v):
         if not v.is_cuda:
             raise TypeError(f"megac: kernel '{kernel}': parameter '{param['name']}': tensor is on {v.device}, "
                             "not a CUDA device")
+        # The launch runs on torch's current device (its context): a pointer into another GPU's memory would
+        # fault there or read that GPU's data.
+        current = _current_device()
+        if v.device.index != current:
+            raise TypeError(f"megac: kernel '{kernel}': parameter '{param['name']}': tensor is on {v.device}, "
+                            f"but the launch runs on cuda:{current} (torch's current device); launch under "
+                            f"`with torch.cuda.device({v.device.index}):`")
         given = dtypes.manifest_name(v.dtype)
         ptr, shape, strides = v.data_ptr(), tuple(v.shape), tuple(v.stride())
     if not dtypes.accepts(param["dtype"], given):
@@ -123,31 +130,16 @@ class Kernel:
             grid = grid(named)
         return sig.prepare(self.bind(*args, **kwargs), sms, _grid(grid), self._module.early_launch)
 
-    def _check_devices(self, args, kwargs):
-        """Every torch tensor on the device the launch runs on (torch's current device, whose context the
-        module launches in): a pointer into another GPU's memory would fault there or read that GPU's data."""
-        current = None
-        for i, p in enumerate(self.params):
-            v = args[i] if i < len(args) else kwargs.get(p["name"])
-            if p["kind"] != "tensor" or isinstance(v, RawTensor) or not getattr(v, "is_cuda", False):
-                continue
-            if current is None:
-                current = _current_device()
-            if v.device.index != current:
-                raise TypeError(f"megac: kernel '{self.name}': parameter '{p['name']}': tensor is on {v.device}, "
-                                f"but the launch runs on cuda:{current} (torch's current device); launch under "
-                                f"`with torch.cuda.device({v.device.index}):`")
-
     def __call__(self, *args, grid=None, stream=None, **kwargs):
         """Launch on `stream` (default: torch's current stream). grid: None (the manifest's grid rule), a
         tuple, or a function of the arguments by name returning one, as in grid=lambda a: (a["M"],)."""
-        self._check_devices(args, kwargs)
-        native = self._module._native_module()
         if callable(grid):
             named = dict(zip((p["name"] for p in self.params), args))
             named.update(kwargs)
             grid = grid(named)
-        native.launch(self.name, self.bind(*args, **kwargs), _stream_handle(stream), _grid(grid))
+        # The arguments are checked before the driver is touched.
+        native_args = self.bind(*args, **kwargs)
+        self._module._native_module().launch(self.name, native_args, _stream_handle(stream), _grid(grid))
 
     def __repr__(self):
         sig = ", ".join(f"{p['name']}: {p['dtype']}{'[' + ', '.join(p['shape']) + ']' if p['kind'] == 'tensor' else ''}"
