@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools pybind11-dev
-          ccache ninja-build cmake g++ libgtest-dev python3-dev python3-pytest python3-numpy)
+          bolt-22 ccache ninja-build cmake g++ libgtest-dev python3-dev python3-pytest python3-numpy)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
