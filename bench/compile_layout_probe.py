@@ -15,27 +15,13 @@ import argparse
 import glob
 import json
 import os
-import resource
 import statistics
-import subprocess
 import sys
-import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
-from compile_times import compile_ms, kernels_of  # noqa: E402  (scripts/ is no package)
-
-
-def one_compile(megac, path, kernel):
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    ms = compile_ms(megac, path, kernel)
-    wall = 1000 * (time.perf_counter() - start)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return {"ms": ms, "wall_ms": wall,
-            "user_ms": 1000 * (after.ru_utime - before.ru_utime),
-            "sys_ms": 1000 * (after.ru_stime - before.ru_stime),
-            "minflt": after.ru_minflt - before.ru_minflt}
+from compile_times import kernels_of  # noqa: E402  (scripts/ is no package)
+from compile_env_probe import one_compile  # noqa: E402  (this directory, bench/)
 
 
 def main():
