@@ -14,7 +14,8 @@ without attributes (`.ex`) and with a cluster dimension of 1 x 1 x 1 (`.c1`), wh
 Only kernels launched once (one entry in the reference's `launches`).
 
 usage (GPU machine, PYTHONPATH=build-gpu/python):
-    python3 bench/launch_swap_probe.py --bundles out/bundles --out DIR [--cases "vector_add:n=65536 ..."]
+    python3 bench/launch_swap_probe.py --bundles out/bundles --out DIR [--cases "vector_add:n=65536 ..."] [--ex]
+        [--reverse] [--rounds 5]
 Writes DIR/launch_swap_probe.json and each case's two cubins (DIR/CASE.megac.cubin, DIR/CASE.triton.cubin, for
 cuobjdump -sass), and prints one line per case.
 """
@@ -187,6 +188,8 @@ def main():
     from order_probe import parse_cases, probe_options, time_shape
     p = probe_options(DEFAULT_CASES)
     p.add_argument("--ex", action="store_true", help="also launch both cubins through cuLaunchKernelEx")
+    p.add_argument("--reverse", action="store_true", help="time each case a second time, the columns in reverse "
+                   "order (is a column's place in the round what moves it?)")
     a = p.parse_args()
     os.makedirs(a.out, exist_ok=True)
     import triton_kernels
@@ -216,10 +219,13 @@ def main():
                 if a.ex:
                     impls[f"{who}.{suffix}"] = fn
         checks = {n: check_impl(fn, ref, shape)[0] for n, fn in impls.items()}
-        us, ratio, _ = time_shape(ref, shape, impls, a)
-        results.append({"kernel": name, "shape": shape, "us": us, "ratio_vs_triton": ratio, "checks": checks,
-                        "megac_launch": m_info, "triton_launch": t_info})
-        print(f"{name} {spec} us {us} ratio {ratio} checks {checks} megac {m_info} triton {t_info}", flush=True)
+        for order in ("forward", "reverse") if a.reverse else ("forward",):
+            ordered = impls if order == "forward" else dict(reversed(list(impls.items())))
+            us, ratio, _ = time_shape(ref, shape, ordered, a)
+            results.append({"kernel": name, "shape": shape, "order": order, "us": us, "ratio_vs_triton": ratio,
+                            "checks": checks, "megac_launch": m_info, "triton_launch": t_info})
+            print(f"{name} {spec} {order} us {us} ratio {ratio} checks {checks} megac {m_info} triton {t_info}",
+                  flush=True)
     with open(os.path.join(a.out, "launch_swap_probe.json"), "w") as f:
         json.dump(results, f, indent=1, default=str)
 
