@@ -5,10 +5,11 @@
 # libraries) and against libstdc++: the result needs glibc, zlib and zstd only.
 # Then BOLT (llvm-bolt, Debian's bolt-22) lays its machine code out from a profile of megac compiling
 # test/gpu/ and test/lit/codegen/ (not kernels-dsl/, whose compiles the benchmark times): the hot code of
-# LLVM's and megac's passes packed into a few megabytes instead of spread over 40, which takes most kernels'
-# compiles 15-20% down (docs/benchmarks.md, Compile times). BOLT changes where the code lies, not what it
-# does: the script checks that the result prints the build's megac's PTX for every kernel of kernels-dsl/,
-# on sm_90a and sm_103a.
+# LLVM's and megac's passes packed into a few megabytes instead of spread over 40, which takes the kernels'
+# compiles 13-15% down in the median (docs/benchmarks.md, Compile times). BOLT changes where the code lies,
+# not what it does: the script checks that the result prints the build's megac's PTX for every kernel of
+# kernels-dsl/, on sm_90a and sm_103a (and ctest lit_portable_megac runs the lit suite with it). The profile
+# comes from a run on threads, so two runs of the script may lay the code out a little differently.
 #   usage: scripts/portable-megac.sh   -> out/portable/megac and megac.gz (gzip: the device tool's carry limit)
 #   MEGAC_BUILD_DIR (default build/), MEGAC_PORTABLE_OUT (default out/portable/),
 #   MEGAC_PORTABLE_BOLT=0: the static link alone, without BOLT (for comparisons)
