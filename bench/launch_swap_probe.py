@@ -126,7 +126,8 @@ def megac_raw(drv, name, found, args):
         drv.launch(fn, grid, block, plan["shared_bytes"], types,
                    [value_of(a[p]) for p in names], torch.cuda.current_stream().cuda_stream)
     ex = ex_variants(drv, fn, grid, block, plan["shared_bytes"], types, lambda a: [value_of(a[p]) for p in names])
-    return run, {"symbol": symbol, "grid": grid, "block": block, "shared": plan["shared_bytes"], "cubin": cubin,
+    return run, {"symbol": symbol, "grid": grid, "block": block, "shared": plan["shared_bytes"], "types": types,
+                 "cubin": cubin,
                  "ex": ex}
 
 
@@ -180,7 +181,7 @@ def triton_raw(drv, launcher, args):
         drv.launch(fn, grid, block, k.metadata.shared, types, values, torch.cuda.current_stream().cuda_stream)
     ex = ex_variants(drv, fn, grid, block, k.metadata.shared, types,
                      lambda a: [value_of(a[x]) if kind == "key" else x for kind, x in template] + [0] * extra)
-    return run, {"symbol": symbol, "grid": grid, "block": block, "shared": k.metadata.shared,
+    return run, {"symbol": symbol, "grid": grid, "block": block, "shared": k.metadata.shared, "types": types,
                  "scratch_params": extra, "cubin": k.asm["cubin"], "ex": ex}
 
 
