@@ -268,11 +268,17 @@ class Timer:
     shapes; at most max_sets sets), every pass over the sets is preceded by a read of min_bytes (the scrub),
     and a second graph holding only the scrubs is timed right after each replay: per-launch time =
     (replay - scrub replay) / launches. Either way every launch reads its inputs from DRAM and each replay
-    cycles through more than min_bytes. Replays last about target_ms. Allocation (sets, scrub buffer, graph
-    pools) happens in the constructor; sample() only replays graphs between pre-made events.
+    cycles through more than min_bytes. Replays last about target_ms, or hold `passes` passes over the sets
+    when given: implementations compared side by side must get the same number (compare() gives it), because
+    a replay's fixed cost (the graph's start, the last kernel's tail) is spread over its launches, and the
+    calibration below, eager launches timed on the host's pace, gives an implementation with a slower launcher
+    fewer passes: at hop_mid M = 512, H = 4096 megac's 17 launches a replay against Triton's 34 made the same
+    kind of kernel look 2-3% slower (results/tuning_equal_launches_*.md). Allocation (sets, scrub buffer,
+    graph pools) happens in the constructor; sample() only replays graphs between pre-made events.
     """
 
-    def __init__(self, fn, sets, min_bytes=ROTATE_MIN_BYTES, target_ms=1.0, max_launches=4096, use_graph=True):
+    def __init__(self, fn, sets, min_bytes=ROTATE_MIN_BYTES, target_ms=1.0, max_launches=4096, use_graph=True,
+                 passes=None):
         torch = _torch()
         self.fn, self.sets = fn, sets
         n = len(sets)
@@ -301,7 +307,8 @@ class Timer:
         pass_ms = max(start.elapsed_time(end), 1e-4)
         if self.scrub:
             scrub_ms = s2.elapsed_time(e2)
-        passes = max(1, min(max(1, max_launches // n), round(target_ms / (pass_ms + scrub_ms))))
+        self.calibrated_passes = max(1, min(max(1, max_launches // n), round(target_ms / (pass_ms + scrub_ms))))
+        passes = passes or self.calibrated_passes
         self.passes, self.launches = passes, passes * n
         self.per_set, self.n_sets = per_set, n
         self.graph_ok, self.g, self.g_scrub = False, None, None
@@ -492,6 +499,18 @@ def compare(shapes, make_args, impls, bytes_moved, copy_bw=None, repeats=10, rou
                 samples[name] = []
             except Exception as e:  # one broken implementation must not hide the others
                 row[name] = {"status": "error", "error": f"{type(e).__name__}: {e}"}
+        # Every implementation the same launches a replay (Timer): the most any calibrated, so that none has
+        # its replays' fixed cost spread over fewer launches because its launcher is slower on the host.
+        common = max((t.calibrated_passes for t in timers.values()), default=1)
+        for name, t in list(timers.items()):
+            if t.passes != common:
+                t.close()
+                try:
+                    timers[name] = Timer(impls[name], sets, min_bytes=min_bytes, target_ms=target_ms,
+                                         passes=common)
+                except Exception as e:
+                    row[name] = {"status": "error", "error": f"{type(e).__name__}: {e}"}
+                    del timers[name]
         for _ in range(rounds):
             for name in list(timers):
                 try:
