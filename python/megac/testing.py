@@ -273,7 +273,7 @@ class Timer:
     a replay's fixed cost (the graph's start, the last kernel's tail) is spread over its launches, and the
     calibration below, eager launches timed on the host's pace, gives an implementation with a slower launcher
     fewer passes: at hop_mid M = 512, H = 4096 megac's 17 launches a replay against Triton's 34 made the same
-    kind of kernel look 2-3% slower (results/tuning_equal_launches_*.md). Allocation (sets, scrub buffer,
+    kind of kernel look 2-3% slower (results/tuning_equal_launches_77168f4.md). Allocation (sets, scrub buffer,
     graph pools) happens in the constructor; sample() only replays graphs between pre-made events.
     """
 
