@@ -2,9 +2,9 @@
 
 A replay's fixed cost is spread over its launches, and each Timer calibrates its launches from eager launches
 timed at the host's pace, so an implementation with a slower launcher got fewer launches a replay and looked
-slower (hop_mid at M = 512, H = 4096: megac 17 launches, Triton 34, 0.979 of Triton; results/
-tuning_equal_launches_77168f4.md). Here the Timer is a stand-in whose calibration differs by implementation: compare
-must time them all at the largest calibrated count. No GPU needed."""
+slower (hop_mid at M = 512, H = 4096: megac 17 launches, Triton 34, 0.979 of Triton;
+results/tuning_equal_launches_77168f4.md). Here the Timer is a stand-in whose calibration differs by
+implementation: compare must time them all at the largest calibrated count. No GPU needed."""
 import types
 
 import pytest
