@@ -268,19 +268,20 @@ class Timer:
     shapes; at most max_sets sets), every pass over the sets is preceded by a read of min_bytes (the scrub),
     and a second graph holding only the scrubs is timed right after each replay: per-launch time =
     (replay - scrub replay) / launches. Either way every launch reads its inputs from DRAM and each replay
-    cycles through more than min_bytes. Replays last about target_ms, or hold `passes` passes over the sets
-    when given: implementations compared side by side must get the same number (compare() gives it), because
-    a replay's fixed cost (the graph's start, the last kernel's tail) is spread over its launches, and the
-    calibration below, eager launches timed on the host's pace, gives an implementation with a slower launcher
-    fewer passes: at hop_mid M = 512, H = 4096 megac's 17 launches a replay against Triton's 34 made the same
-    kind of kernel look 2-3% slower (results/tuning_equal_launches_77168f4.md). Allocation (sets, scrub buffer,
-    graph pools) happens in the constructor; sample() only replays graphs between pre-made events.
+    cycles through more than min_bytes. Replays last about target_ms: the constructor times one eager pass
+    (calibrated_passes). Implementations compared side by side must replay the same number of passes, because
+    a replay's fixed cost (the graph's start, the last kernel's tail) is spread over its launches, and eager
+    launches run at the host's pace: a slower launcher calibrates fewer passes and looks slower (hop_mid at
+    M = 512, H = 4096: megac's 17 launches a replay against Triton's 34, results/tuning_equal_launches_77168f4.md).
+    So compare() builds its timers with capture=False and then gives them all one count (capture(passes)).
+    Allocation (sets, scrub buffer, graph pools) happens before sample(), which only replays graphs between
+    pre-made events.
     """
 
     def __init__(self, fn, sets, min_bytes=ROTATE_MIN_BYTES, target_ms=1.0, max_launches=4096, use_graph=True,
-                 passes=None):
+                 capture=True):
         torch = _torch()
-        self.fn, self.sets = fn, sets
+        self.fn, self.sets, self.use_graph = fn, sets, use_graph
         n = len(sets)
         per_set = max(tensor_bytes(sets[0]), 1)
         self.scrub = _scrub_op(min_bytes) if per_set * n < min_bytes else None
@@ -308,11 +309,16 @@ class Timer:
         if self.scrub:
             scrub_ms = s2.elapsed_time(e2)
         self.calibrated_passes = max(1, min(max(1, max_launches // n), round(target_ms / (pass_ms + scrub_ms))))
-        passes = passes or self.calibrated_passes
-        self.passes, self.launches = passes, passes * n
         self.per_set, self.n_sets = per_set, n
         self.graph_ok, self.g, self.g_scrub = False, None, None
-        if use_graph:
+        if capture:
+            self.capture(self.calibrated_passes)
+
+    def capture(self, passes):
+        """Capture the replays at `passes` passes over the sets (and replay each once, untimed)."""
+        torch = _torch()
+        self.passes, self.launches = passes, passes * self.n_sets
+        if self.use_graph:
             try:
                 g = torch.cuda.CUDAGraph()
                 with torch.cuda.graph(g):
@@ -495,22 +501,19 @@ def compare(shapes, make_args, impls, bytes_moved, copy_bw=None, repeats=10, rou
                 row[name] = {"status": "unavailable"}
                 continue
             try:
-                timers[name] = Timer(impls[name], sets, min_bytes=min_bytes, target_ms=target_ms)
+                timers[name] = Timer(impls[name], sets, min_bytes=min_bytes, target_ms=target_ms, capture=False)
                 samples[name] = []
             except Exception as e:  # one broken implementation must not hide the others
                 row[name] = {"status": "error", "error": f"{type(e).__name__}: {e}"}
         # Every implementation the same launches a replay (Timer): the most any calibrated, so that none has
         # its replays' fixed cost spread over fewer launches because its launcher is slower on the host.
         common = max((t.calibrated_passes for t in timers.values()), default=1)
-        for name, t in list(timers.items()):
-            if t.passes != common:
-                t.close()
-                try:
-                    timers[name] = Timer(impls[name], sets, min_bytes=min_bytes, target_ms=target_ms,
-                                         passes=common)
-                except Exception as e:
-                    row[name] = {"status": "error", "error": f"{type(e).__name__}: {e}"}
-                    del timers[name]
+        for name in list(timers):
+            try:
+                timers[name].capture(common)
+            except Exception as e:
+                row[name] = {"status": "error", "error": f"{type(e).__name__}: {e}"}
+                timers.pop(name).close()
         for _ in range(rounds):
             for name in list(timers):
                 try:

@@ -3,8 +3,9 @@
 A replay's fixed cost is spread over its launches, and each Timer calibrates its launches from eager launches
 timed at the host's pace, so an implementation with a slower launcher got fewer launches a replay and looked
 slower (hop_mid at M = 512, H = 4096: megac 17 launches, Triton 34, 0.979 of Triton;
-results/tuning_equal_launches_77168f4.md). Here the Timer is a stand-in whose calibration differs by
-implementation: compare must time them all at the largest calibrated count. No GPU needed."""
+results/tuning_equal_launches_77168f4.md). compare must time them all at the largest count calibrated: checked
+with a stand-in Timer, and with the real Timer on a stand-in torch.cuda whose clock a launcher's host time and
+a graph replay's start advance. No GPU needed."""
 import types
 
 import pytest
@@ -13,32 +14,35 @@ from megac import testing
 
 
 class FakeTimer:
-    """Calibrates `passes` from the implementation's name (the stand-in for its launcher's pace) and records
-    the passes it was built with."""
+    """Calibrates its passes from the implementation's name (the stand-in for its launcher's pace) and records
+    the passes each implementation's replays are captured at."""
     calibrations = {"fast": 8, "slow": 2, "mid": 3}
-    built = []
+    captured = []
 
-    def __init__(self, fn, sets, min_bytes=0, target_ms=1.0, passes=None):
-        self.calibrated_passes = self.calibrations[fn.__name__]
-        self.passes = passes or self.calibrated_passes
-        self.launches = self.passes * len(sets)
-        self.closed = False
-        FakeTimer.built.append((fn.__name__, self.passes))
+    def __init__(self, fn, sets, min_bytes=0, target_ms=1.0, capture=True):
+        self.name, self.n_sets = fn.__name__, len(sets)
+        self.calibrated_passes = self.calibrations[self.name]
+        if capture:
+            self.capture(self.calibrated_passes)
+
+    def capture(self, passes):
+        self.passes, self.launches = passes, passes * self.n_sets
+        FakeTimer.captured.append((self.name, passes))
 
     def sample(self, repeats):
         return [1.0] * repeats
 
     def timing(self, rounds):
-        return testing.Timing(us=1.0, p10=1.0, p90=1.0, sets=2, launches=self.launches, rotated=True,
+        return testing.Timing(us=1.0, p10=1.0, p90=1.0, sets=self.n_sets, launches=self.launches, rotated=True,
                               graph=True, rounds=[1.0 for _ in rounds])
 
     def close(self):
-        self.closed = True
+        pass
 
 
 @pytest.fixture
 def fake_gpu(monkeypatch):
-    FakeTimer.built = []
+    FakeTimer.captured = []
     monkeypatch.setattr(testing, "Timer", FakeTimer)
     monkeypatch.setattr(testing, "make_sets", lambda make, min_bytes, max_sets: [make(), make()])
     monkeypatch.setattr(testing, "_torch", lambda: types.SimpleNamespace(
@@ -59,12 +63,84 @@ def test_every_implementation_times_the_most_launches_calibrated(fake_gpu):
     launches = {name: rows[0][name]["launches"] for name in ("slow", "fast", "mid")}
     assert launches == {"slow": 16, "fast": 16, "mid": 16}
     assert rows[0]["absent"] == {"status": "unavailable"}
-    # The fast one kept its first timer; the other two were built again at 8 passes.
-    assert sorted(FakeTimer.built) == sorted([("slow", 2), ("fast", 8), ("mid", 3), ("slow", 8), ("mid", 8)])
+    # Each captured once, at the count the fastest launcher calibrated.
+    assert sorted(FakeTimer.captured) == [("fast", 8), ("mid", 8), ("slow", 8)]
 
 
 def test_one_implementation_keeps_its_calibration(fake_gpu):
     rows = testing.compare([{"n": 1}], lambda s: {}, {"slow": impl("slow")}, lambda s: 8, copy_bw=1.0,
                            repeats=1, rounds=1, log=None)
     assert rows[0]["slow"]["launches"] == 4
-    assert FakeTimer.built == [("slow", 2)]
+    assert FakeTimer.captured == [("slow", 2)]
+
+
+class FakeCuda:
+    """Just enough of torch.cuda for the real Timer, on a clock: an eager launch costs its implementation's host
+    time (`host_ms`, the launcher's pace); a graph replay 0.02 ms to start, then 0.01 ms a launch, whoever made
+    it."""
+
+    def __init__(self):
+        self.clock, self.capturing, self.host_ms = 0.0, None, {}
+        cuda = self
+
+        class Event:
+            def __init__(self, enable_timing=False):
+                self.at = None
+
+            def record(self):
+                self.at = cuda.clock
+
+            def elapsed_time(self, end):
+                return end.at - self.at
+
+            def synchronize(self):
+                pass
+
+        class CUDAGraph:
+            def __init__(self):
+                self.launches = 0
+
+            def replay(self):
+                cuda.clock += 0.02 + 0.01 * self.launches
+
+        class Context:
+            def __init__(self, graph=None):
+                self.graph = graph
+
+            def __enter__(self):
+                cuda.capturing = self.graph
+
+            def __exit__(self, *exc):
+                cuda.capturing = None
+
+        self.Event, self.CUDAGraph = Event, CUDAGraph
+        self.graph = Context
+        self.stream = lambda s: Context()
+        self.Stream = lambda: types.SimpleNamespace(wait_stream=lambda other: None)
+        self.current_stream = lambda: None
+        self.synchronize = lambda: None
+        self.empty_cache = lambda: None
+
+    def launcher(self, name, host_ms):
+        def fn(args):
+            if self.capturing is not None:
+                self.capturing.launches += 1
+            else:
+                self.clock += host_ms
+        fn.__name__ = name
+        return fn
+
+
+def test_the_real_timer_gives_slow_and_fast_launchers_the_same_launches(monkeypatch):
+    cuda = FakeCuda()
+    monkeypatch.setattr(testing, "_torch", lambda: types.SimpleNamespace(cuda=cuda, Tensor=type("T", (), {})))
+    monkeypatch.setattr(testing, "make_sets", lambda make, min_bytes, max_sets: [{}, {}, {}, {}])
+    impls = {"megac": cuda.launcher("megac", 0.05), "triton": cuda.launcher("triton", 0.03)}
+    rows = testing.compare([{"n": 1}], lambda s: {}, impls, lambda s: 8, copy_bw=1.0, repeats=3, rounds=2,
+                           min_bytes=0, log=None)
+    row = rows[0]
+    # Calibrated alone: megac round(1 / 0.2) = 5 passes, Triton round(1 / 0.12) = 8; both run 8.
+    assert row["megac"]["launches"] == row["triton"]["launches"] == 32
+    # The same kernel time, the replay's start spread alike: (0.02 + 32 * 0.01) ms / 32.
+    assert row["megac"]["us"] == pytest.approx(row["triton"]["us"]) == pytest.approx(340 / 32)
+    assert row["megac"]["ratio"] == pytest.approx(1.0)
