@@ -43,7 +43,7 @@ def _is_tensor(v):
     return isinstance(v, RawTensor) or (hasattr(v, "data_ptr") and hasattr(v, "stride") and hasattr(v, "dtype"))
 
 
-def _tensor_arg(rt, kernel, param, v):
+def _tensor_arg(rt, kernel, param, v, launch_device):
     if not _is_tensor(v):
         raise TypeError(f"megac: kernel '{kernel}': parameter '{param['name']}' is a tensor (a torch tensor or "
                         f"megac.RawTensor), got {type(v).__name__}")
@@ -56,7 +56,7 @@ def _tensor_arg(rt, kernel, param, v):
                             "not a CUDA device")
         # The launch runs on torch's current device (its context): a pointer into another GPU's memory would
         # fault there or read that GPU's data.
-        current = _current_device()
+        current = launch_device()
         if v.device.index != current:
             raise TypeError(f"megac: kernel '{kernel}': parameter '{param['name']}': tensor is on {v.device}, "
                             f"but the launch runs on cuda:{current} (torch's current device); launch under "
@@ -107,12 +107,19 @@ class Kernel:
                 raise TypeError(f"megac: kernel '{self.name}': parameter '{k}' given twice")
             values[k] = v
         out = []
+        # torch's current device, asked once a launch (the first torch tensor asks), not once a tensor.
+        device = []
+
+        def launch_device():
+            if not device:
+                device.append(_current_device())
+            return device[0]
         for p in self.params:
             v = values.get(p["name"])
             if p["kind"] == "tensor":
                 if v is None:
                     raise TypeError(f"megac: kernel '{self.name}': missing tensor parameter '{p['name']}'")
-                out.append(_tensor_arg(rt, self.name, p, v))
+                out.append(_tensor_arg(rt, self.name, p, v, launch_device))
             elif v is None:
                 out.append(rt.infer_arg())
             else:

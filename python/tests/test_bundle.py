@@ -150,7 +150,8 @@ def test_launch_refuses_tensors_on_another_device(monkeypatch):
     import megac
     import megac.module as module
     mod = megac.load_bytes(bundle.write_bytes(MANIFEST, [PTX]), "t.mgb")
-    monkeypatch.setattr(module, "_current_device", lambda: 0)
+    asked = []
+    monkeypatch.setattr(module, "_current_device", lambda: asked.append(1) or 0)
     monkeypatch.setattr(module.Module, "_native_module", lambda self: pytest.fail("reached the driver"))
     here, there = _FakeCudaTensor(0), _FakeCudaTensor(1)
     with pytest.raises(TypeError, match=r"parameter 'y': tensor is on cuda:1, but the launch runs on cuda:0 "
@@ -158,9 +159,12 @@ def test_launch_refuses_tensors_on_another_device(monkeypatch):
         mod.vector_add(here, there, here)
     with pytest.raises(TypeError, match="parameter 'out': tensor is on cuda:1"):
         mod.vector_add(here, here, out=there)
-    # On one device the check passes and the launch goes on (to the driver, stopped here).
+    # On one device the check passes and the launch goes on (to the driver, stopped here), having asked torch
+    # for its current device once, not once a tensor.
+    asked.clear()
     with pytest.raises(pytest.fail.Exception, match="reached the driver"):
         mod.vector_add(here, here, here)
+    assert len(asked) == 1
 
 
 def test_launch_without_driver_names_the_problem():
