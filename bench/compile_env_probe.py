@@ -55,6 +55,11 @@ def one_compile(megac, path, kernel, env=None):
             "minflt": after.ru_minflt - before.ru_minflt}
 
 
+def medians(compiles):
+    """The median of each of one_compile's measurements over `compiles`."""
+    return {f: round(statistics.median(c[f] for c in compiles), 2) for f in compiles[0]}
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--megac", required=True)
@@ -70,8 +75,7 @@ def main():
                 samples[(e, k)].append(one_compile(a.megac, paths[k], k, ENVS[e]))
     rows = []
     for (e, k), s in samples.items():
-        row = {"env": e, "kernel": k, **{f: round(statistics.median(x[f] for x in s), 2)
-                                         for f in ("ms", "user_ms", "sys_ms", "minflt")}}
+        row = {"env": e, "kernel": k, **medians(s)}
         rows.append(row)
         print(f"{e:10s} {k:20s} {row['ms']:7.1f} ms  user {row['user_ms']:6.1f}  sys {row['sys_ms']:6.1f}  "
               f"faults {row['minflt']:.0f}")

@@ -21,7 +21,7 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 from compile_times import kernels_of  # noqa: E402  (scripts/ is no package)
-from compile_env_probe import one_compile  # noqa: E402  (this directory, bench/)
+from compile_env_probe import medians, one_compile  # noqa: E402  (this directory, bench/)
 
 
 def main():
@@ -41,9 +41,7 @@ def main():
             shift = run % len(names)
             for n in names[shift:] + names[:shift]:
                 samples[(n, k)].append(one_compile(binaries[n], path, k))
-    fields = ("ms", "wall_ms", "user_ms", "sys_ms", "minflt")
-    rows = [{"binary": n, "kernel": k, **{f: round(statistics.median(x[f] for x in samples[(n, k)]), 2)
-                                          for f in fields}} for n in names for _, k in todo]
+    rows = [{"binary": n, "kernel": k, **medians(samples[(n, k)])} for n in names for _, k in todo]
     median = {(r["binary"], r["kernel"]): r for r in rows}
     print(f"{'kernel':22s}" + "".join(f"{n + ' ms / wall':>26s}" for n in names))
     for _, k in todo:

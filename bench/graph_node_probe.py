@@ -7,7 +7,8 @@ arguments (results/tuning_launch_order_58634d7.md). This captures one launch of 
 megac, megac.raw, as that probe builds them) into a graph of its own (cuStreamBeginCapture on a torch stream) and
 prints what the graph holds: its nodes and their types, and for each kernel node every field of its parameters
 (function, CUkernel, context, grid, block, shared bytes), the bytes of every kernel argument, every launch
-attribute a graph node can carry, and the function's own attributes. A field that differs between triton and triton.raw is the lead.
+attribute a graph node can carry, and the function's own attributes. A field that differs between triton and
+triton.raw is the lead (results/tuning_graph_nodes_00c0858.md: none did).
 
 usage (GPU machine, PYTHONPATH=build-gpu/python):
     python3 bench/graph_node_probe.py --bundles out/bundles --out DIR [--cases "hop_mid:M=512,H=4096"]
