@@ -31,10 +31,17 @@ SIZES = {"bf16": 2, "f16": 2, "f32": 4, "f64": 8, "i1": 1, "i8": 1, "i16": 2, "i
 FLOAT_SCALARS = {"bf16", "f16", "f32", "f64"}
 
 
+_MANIFEST_BY_DTYPE = {}  # torch dtype object -> manifest name: a launch looks its tensors' dtypes up here
+
+
 def manifest_name(torch_dtype):
+    name = _MANIFEST_BY_DTYPE.get(torch_dtype)
+    if name is not None:
+        return name
     key = str(torch_dtype)
     if key not in TORCH_TO_MANIFEST:
         raise TypeError(f"megac: torch dtype {key} has no manifest dtype; supported: {', '.join(TORCH_TO_MANIFEST)}")
+    _MANIFEST_BY_DTYPE[torch_dtype] = TORCH_TO_MANIFEST[key]
     return TORCH_TO_MANIFEST[key]
 
 

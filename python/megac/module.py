@@ -43,7 +43,7 @@ def _is_tensor(v):
     return isinstance(v, RawTensor) or (hasattr(v, "data_ptr") and hasattr(v, "stride") and hasattr(v, "dtype"))
 
 
-def _tensor_arg(rt, kernel, param, v, launch_device):
+def _tensor_arg(rt, kernel, param, v, device):
     if not _is_tensor(v):
         raise TypeError(f"megac: kernel '{kernel}': parameter '{param['name']}' is a tensor (a torch tensor or "
                         f"megac.RawTensor), got {type(v).__name__}")
@@ -56,18 +56,19 @@ def _tensor_arg(rt, kernel, param, v, launch_device):
                             "not a CUDA device")
         # The launch runs on torch's current device (its context): a pointer into another GPU's memory would
         # fault there or read that GPU's data.
-        current = launch_device()
-        if v.device.index != current:
+        current = device.index()
+        if v.get_device() != current:
             raise TypeError(f"megac: kernel '{kernel}': parameter '{param['name']}': tensor is on {v.device}, "
                             f"but the launch runs on cuda:{current} (torch's current device); launch under "
                             f"`with torch.cuda.device({v.device.index}):`")
         given = dtypes.manifest_name(v.dtype)
-        ptr, shape, strides = v.data_ptr(), tuple(v.shape), tuple(v.stride())
+        ptr, shape, strides = v.data_ptr(), v.shape, v.stride()
     if not dtypes.accepts(param["dtype"], given):
         raise TypeError(f"megac: kernel '{kernel}': parameter '{param['name']}': expects {param['dtype']}, "
                         f"got {given}")
-    # a uint8 buffer standing for a byte-typed parameter is passed under the parameter's own dtype
-    return rt.tensor_arg(ptr, param["dtype"], list(shape), list(strides))
+    # a uint8 buffer standing for a byte-typed parameter is passed under the parameter's own dtype; shape and
+    # strides go as the sequences they are (torch.Size, tuples), which pybind11 reads without a copy to a list
+    return rt.tensor_arg(ptr, param["dtype"], shape, strides)
 
 
 def _scalar_arg(rt, kernel, param, v):
@@ -91,9 +92,14 @@ class Kernel:
         self.info = info
         self.params = info["params"]
         self.param_names = [p["name"] for p in self.params]
+        # What bind walks on every launch: (name, is a tensor, the parameter).
+        self._walk = [(p["name"], p["kind"] == "tensor", p) for p in self.params]
 
     def bind(self, *args, **kwargs):
         """Native argument list in manifest order (left-out scalars inferred by the runtime)."""
+        return self._bind(args, kwargs, _LaunchDevice())
+
+    def _bind(self, args, kwargs, device):
         rt = self._module._rt
         if len(args) > len(self.params):
             raise TypeError(f"megac: kernel '{self.name}' takes {len(self.params)} arguments "
@@ -107,19 +113,12 @@ class Kernel:
                 raise TypeError(f"megac: kernel '{self.name}': parameter '{k}' given twice")
             values[k] = v
         out = []
-        # torch's current device, asked once a launch (the first torch tensor asks), not once a tensor.
-        device = []
-
-        def launch_device():
-            if not device:
-                device.append(_current_device())
-            return device[0]
-        for p in self.params:
-            v = values.get(p["name"])
-            if p["kind"] == "tensor":
+        for name, is_tensor, p in self._walk:
+            v = values.get(name)
+            if is_tensor:
                 if v is None:
-                    raise TypeError(f"megac: kernel '{self.name}': missing tensor parameter '{p['name']}'")
-                out.append(_tensor_arg(rt, self.name, p, v, launch_device))
+                    raise TypeError(f"megac: kernel '{self.name}': missing tensor parameter '{name}'")
+                out.append(_tensor_arg(rt, self.name, p, v, device))
             elif v is None:
                 out.append(rt.infer_arg())
             else:
@@ -144,9 +143,12 @@ class Kernel:
             named = dict(zip((p["name"] for p in self.params), args))
             named.update(kwargs)
             grid = grid(named)
-        # The arguments are checked before the driver is touched.
-        native_args = self.bind(*args, **kwargs)
-        self._module._native_module().launch(self.name, native_args, _stream_handle(stream), _grid(grid))
+        # The arguments are checked before the driver is touched. torch's current device is asked once a
+        # launch, by the first torch tensor or by the stream, whichever asks first.
+        device = _LaunchDevice()
+        native_args = self._bind(args, kwargs, device)
+        native = self._module._native_module()
+        native.launch(self.name, native_args, _stream_handle(stream, device), _grid(grid))
 
     def __repr__(self):
         sig = ", ".join(f"{p['name']}: {p['dtype']}{'[' + ', '.join(p['shape']) + ']' if p['kind'] == 'tensor' else ''}"
@@ -158,15 +160,52 @@ def _grid(grid):
     return None if grid is None else _ints("grid", grid)
 
 
-def _current_device():
-    import torch
-    return torch.cuda.current_device()
+_torch = None
 
 
-def _stream_handle(stream):
-    if stream is None:
+def _torch_module():
+    """torch, imported on the first launch (loading and preparing need no torch), then kept."""
+    global _torch
+    if _torch is None:
         import torch
-        return torch.cuda.current_stream().cuda_stream
+        _torch = torch
+    return _torch
+
+
+def _current_device():
+    return _torch_module().cuda.current_device()
+
+
+class _LaunchDevice:
+    """torch's current device, asked at most once a launch: a launch's hot path asks once, not once a tensor."""
+    __slots__ = ("_index",)
+
+    def __init__(self):
+        self._index = None
+
+    def index(self):
+        if self._index is None:
+            self._index = _current_device()
+        return self._index
+
+
+_raw_stream = None
+
+
+def _current_stream(device):
+    """torch's current stream on `device`, as a CUstream handle. torch's raw getter, where it has one (Triton's
+    launcher uses it), returns the handle without building a torch.cuda.Stream object each launch."""
+    global _raw_stream
+    if _raw_stream is None:
+        torch = _torch_module()
+        _raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None) or (
+            lambda index: torch.cuda.current_stream(index).cuda_stream)
+    return _raw_stream(device)
+
+
+def _stream_handle(stream, device):
+    if stream is None:
+        return _current_stream(device.index())
     if isinstance(stream, int):
         return stream
     return stream.cuda_stream

@@ -116,6 +116,9 @@ class _FakeCudaTensor:
     def stride(self):
         return (1,)
 
+    def get_device(self):
+        return self.device.index
+
 
 def test_python_mistakes_get_megac_errors():
     """What the Python side is handed wrong is refused in megac's words, not as an AttributeError or pybind11's
