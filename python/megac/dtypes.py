@@ -31,18 +31,25 @@ SIZES = {"bf16": 2, "f16": 2, "f32": 4, "f64": 8, "i1": 1, "i8": 1, "i16": 2, "i
 FLOAT_SCALARS = {"bf16", "f16", "f32", "f64"}
 
 
-_MANIFEST_BY_DTYPE = {}  # torch dtype object -> manifest name: a launch looks its tensors' dtypes up here
+# torch dtype object -> manifest name, filled as manifest_name meets them: a launch's fast path
+# (megac._runtime.ArgBinder) looks its tensors' dtypes up here.
+MANIFEST_BY_TORCH_DTYPE = {}
 
 
 def manifest_name(torch_dtype):
-    name = _MANIFEST_BY_DTYPE.get(torch_dtype)
+    name = MANIFEST_BY_TORCH_DTYPE.get(torch_dtype)
     if name is not None:
         return name
     key = str(torch_dtype)
     if key not in TORCH_TO_MANIFEST:
         raise TypeError(f"megac: torch dtype {key} has no manifest dtype; supported: {', '.join(TORCH_TO_MANIFEST)}")
-    _MANIFEST_BY_DTYPE[torch_dtype] = TORCH_TO_MANIFEST[key]
+    MANIFEST_BY_TORCH_DTYPE[torch_dtype] = TORCH_TO_MANIFEST[key]
     return TORCH_TO_MANIFEST[key]
+
+
+def accepted_names(param_dtype):
+    """The tensor dtype names a parameter of `param_dtype` takes (what accepts() says yes to)."""
+    return [param_dtype] + (["u8"] if param_dtype in U8_COMPATIBLE else [])
 
 
 def accepts(param_dtype, tensor_dtype_name):

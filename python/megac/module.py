@@ -94,6 +94,11 @@ class Kernel:
         self.param_names = [p["name"] for p in self.params]
         # What bind walks on every launch: (name, is a tensor, the parameter).
         self._walk = [(p["name"], p["kind"] == "tensor", p) for p in self.params]
+        # A launch's fast path: the common case bound in one native call, whose None hands the launch to
+        # _bind (which checks and words the refusals). A runtime without it (a stand-in in tests) binds here.
+        binder = getattr(module._rt, "ArgBinder", None)
+        self._binder = binder and binder([(p["name"], p["kind"] == "tensor", p["dtype"],
+                                           dtypes.accepted_names(p["dtype"])) for p in self.params])
 
     def bind(self, *args, **kwargs):
         """Native argument list in manifest order (left-out scalars inferred by the runtime)."""
@@ -146,7 +151,10 @@ class Kernel:
         # The arguments are checked before the driver is touched. torch's current device is asked once a
         # launch, by the first torch tensor or by the stream, whichever asks first.
         device = _LaunchDevice()
-        native_args = self._bind(args, kwargs, device)
+        native_args = self._binder and self._binder.bind(args, kwargs, dtypes.MANIFEST_BY_TORCH_DTYPE,
+                                                         device.index)
+        if native_args is None:
+            native_args = self._bind(args, kwargs, device)
         native = self._module._native_module()
         native.launch(self.name, native_args, _stream_handle(stream, device), _grid(grid))
 

@@ -18,6 +18,8 @@ rt::DType dtypeFromName(const std::string &name);
 std::unique_ptr<rt::Grid> gridFromPython(const pybind11::object &grid);
 
 void bindRuntime(pybind11::module_ &m);
+/// ArgBinder: a launch's arguments bound in one call for the common case.
+void bindArgBinder(pybind11::module_ &m);
 /// Slot registry, plan requests, plans and communicators (slots.h).
 void bindSlots(pybind11::module_ &m);
 /// Module loading and launching; a stub that says what is missing when the

@@ -208,6 +208,7 @@ void bindRuntime(py::module_ &m) {
 PYBIND11_MODULE(_runtime, m) {
   m.doc() = "megac runtime: load module bundles and launch their kernels";
   megac::python::bindRuntime(m);
+  megac::python::bindArgBinder(m);
   megac::python::bindLaunch(m);
   megac::python::bindSlots(m);
 }
