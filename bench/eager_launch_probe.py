@@ -11,7 +11,8 @@ launch, in us:
                 current one on the same bundle: an A/B of a change to the launch path in one process
   megac.native  the runtime's launch alone, its arguments bound once before the loop (C++ checks, variant
                 choice, cuLaunchKernel): the floor of megac's path
-  megac.bind    Kernel.bind alone (the Python side of the arguments), no launch
+  megac.bind    Kernel.bind alone, no launch: module.py's own path, which binds what the native fast path
+                (megac._runtime.ArgBinder, taken by a launch) hands it and every call of bind()
   triton        Triton's launcher for its kernel of the same math (bench/triton_kernels.py)
 
 usage (GPU machine, PYTHONPATH=build-gpu/python):
