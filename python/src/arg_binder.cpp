@@ -10,7 +10,7 @@
 // returns None, and the Python path binds the launch and gives its error. So
 // the checks and messages live in one place, module.py; this only skips the
 // interpreter's per-argument work (12-26 us a launch of 5-14 arguments on
-// the H200 machine's host, results/tuning_eager_launch_d7dac0c.md). Attributes
+// the H200 machine's host, results/tuning_eager_launch_c906607.md). Attributes
 // are read by name, so this extension still needs no torch headers.
 //
 //===----------------------------------------------------------------------===//

@@ -1,25 +1,28 @@
 """A launch's fast path (megac._runtime.ArgBinder, used by Kernel.__call__): it binds what the Python path
 binds, and hands every other case to the Python path (which checks and words the errors) instead of binding
 it differently. No torch here: stand-in CUDA tensors with the attributes a launch reads."""
+import copy
+
 import pytest
 
 from megac import bundle, dtypes
 
 from test_bundle import MANIFEST, PTX
 
-MIXED = {
-    "format_version": 1, "compiler_version": "0.1.0", "module": "mixed", "source_hash": "00ff",
-    "kernels": [{
-        "name": "mixed", "num_warps": 4, "shared_bytes": 0, "grid": ["cdiv(n, 1024)", "1", "1"],
-        "params": [
-            {"name": "x", "kind": "tensor", "dtype": "f32", "align": 16, "shape": ["n"]},
-            {"name": "q", "kind": "tensor", "dtype": "f8e4m3", "align": 16, "shape": ["n"]},
-            {"name": "n", "kind": "scalar", "dtype": "i32", "multiple_of": 1},
-            {"name": "eps", "kind": "scalar", "dtype": "f32"}],
-        "variants": [{"name": "default", "symbol": "mixed", "maxnreg": 0, "min_ctas_per_sm": 0, "when": ""}],
-    }],
-    "images": [{"target": "sm_90a", "kind": "ptx", "section": 1}],
-}
+def _mixed():
+    """test_bundle's manifest with one kernel of a byte-typed tensor and a float scalar."""
+    m = copy.deepcopy(MANIFEST)
+    k = m["kernels"][0]
+    m["module"] = k["name"] = k["variants"][0]["symbol"] = "mixed"
+    k["params"] = [
+        {"name": "x", "kind": "tensor", "dtype": "f32", "align": 16, "shape": ["n"]},
+        {"name": "q", "kind": "tensor", "dtype": "f8e4m3", "align": 16, "shape": ["n"]},
+        {"name": "n", "kind": "scalar", "dtype": "i32", "multiple_of": 1},
+        {"name": "eps", "kind": "scalar", "dtype": "f32"}]
+    return m
+
+
+MIXED = _mixed()
 
 
 class FakeDtype:
