@@ -91,7 +91,8 @@ class ArgBinder {
 public:
   explicit ArgBinder(std::vector<ParamSpec> params) : params(std::move(params)) {}
 
-  // The launch's arguments in manifest order, or None for the Python path.
+  // The launch's arguments in manifest order (BoundArgs), or None for the
+  // Python path.
   // dtypeNames: {torch dtype: manifest name}; device: a callable giving torch's
   // current device, called once, at the first tensor.
   py::object bind(const py::tuple &args, const py::dict &kwargs, const py::dict &dtypeNames,
@@ -175,7 +176,7 @@ public:
         return py::none();
       }
     }
-    return py::cast(std::move(out));
+    return py::cast(BoundArgs{std::move(out)});
   }
 
 private:
@@ -215,6 +216,14 @@ private:
 } // namespace
 
 void bindArgBinder(py::module_ &m) {
+  py::class_<BoundArgs>(m, "BoundArgs", "A launch's arguments as ArgBinder bound them (Module.launch takes them).")
+      .def("__len__", [](const BoundArgs &b) { return b.args.size(); })
+      .def("__getitem__", [](const BoundArgs &b, size_t i) {
+        if (i >= b.args.size())
+          throw py::index_error();
+        return b.args[i];
+      })
+      .def("to_list", [](const BoundArgs &b) { return b.args; }, "The arguments as a list of Arg.");
   py::class_<ArgBinder>(m, "ArgBinder",
                         "A kernel's launch arguments bound in one call for the common case "
                         "(torch CUDA tensors, ints, floats); None where the Python path must bind them.")

@@ -9,8 +9,15 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace megac::python {
+
+/// A launch's arguments bound by ArgBinder, kept native: a launch reads them
+/// without a Python object an argument (arg_binder.cpp).
+struct BoundArgs {
+  std::vector<rt::Arg> args;
+};
 
 /// Throws megac::rt::ArgError for a name that is not a manifest dtype.
 rt::DType dtypeFromName(const std::string &name);

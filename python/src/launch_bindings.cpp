@@ -1,7 +1,7 @@
 //===- launch_bindings.cpp - megac._runtime: load modules, launch ---------===//
 //
-// Binds module.h. A launch takes the argument list built by megac/module.py
-// and a raw CUstream handle (torch's current stream by default), so the
+// Binds module.h. A launch takes the arguments megac/module.py bound (a list
+// of Arg, or ArgBinder's BoundArgs) and a raw CUstream handle (torch's current stream by default), so the
 // extension needs no torch headers and launches stay graph-capturable.
 //
 //===----------------------------------------------------------------------===//
@@ -33,6 +33,14 @@ void bindLaunch(py::module_ &m) {
         return names;
       })
       .def("loaded_image", &Module::loadedImage)
+      // ArgBinder's arguments first: a launch's common case, tried before the list overload.
+      .def("launch", [](const Module &mod, const std::string &kernel, const BoundArgs &bound,
+                        uint64_t stream, const py::object &grid) {
+        auto g = gridFromPython(grid);
+        mod.kernel(kernel).launch(bound.args.data(), bound.args.size(),
+                                  reinterpret_cast<void *>(uintptr_t(stream)), g.get());
+      }, py::arg("kernel"), py::arg("args"), py::arg("stream") = 0,
+         py::arg("grid") = py::none())
       .def("launch", [](const Module &mod, const std::string &kernel,
                         const std::vector<Arg> &args, uint64_t stream,
                         const py::object &grid) {

@@ -75,6 +75,8 @@ def fast(kernel, *args, **kwargs):
 
 
 def plan(kernel, native_args):
+    if not isinstance(native_args, list):
+        native_args = native_args.to_list()  # ArgBinder's BoundArgs
     return kernel._module._signature(kernel.name).prepare(native_args, 132, None, False)
 
 
