@@ -13,9 +13,9 @@ torch.compile (bench/torch_impls.py).
 Method (megac.testing.Timer): CUDA graphs; argument sets made before timing and shared by the
 implementations; every launch reads cold inputs (sets rotated past 3x L2, or an L2 scrub between passes that
 is timed separately and subtracted); every implementation of a shape runs the same launches a graph replay
-and they are timed in turn, `--rounds` rounds of `--repeats` replays each; a time is the median over all
-replays, and the megac/Triton speed ratio (Triton time / megac time, > 1: megac faster) is the median of the
-per-round ratios with their min-max.
+(but one ten times slower than the others, whose replays then stop at about 10 ms) and they are timed in turn,
+`--rounds` rounds of `--repeats` replays each; a time is the median over all replays, and the megac/Triton speed
+ratio (Triton time / megac time, > 1: megac faster) is the median of the per-round ratios with their min-max.
 GB/s counts the fewest bytes the kernel must move (reference bytes_moved), also as % of the copy bandwidth
 measured once at the start (testing.copy_bandwidth).
 
@@ -165,7 +165,8 @@ def markdown(res):
           "every launch reading cold inputs (argument sets rotated past 3x L2, or an L2 scrub between passes timed "
           "separately and subtracted); ") +
          f"{res['method']['rounds']} rounds of {res['method']['repeats']} replays, "
-         "the implementations of a shape timed in turn, each at the same launches a replay. "
+         "the implementations of a shape timed in turn, each at the same launches a replay (one ten times slower "
+         "than the fastest at replays of about 10 ms). "
          "% is of the copy bandwidth, counting the fewest bytes the kernel must move. "
          "Ratio = Triton time / megac time (> 1: megac faster), the median of the per-round ratios, "
          "with their min-max. Copy at size: the time of a device copy of the same bytes "

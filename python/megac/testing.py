@@ -309,10 +309,16 @@ class Timer:
         if self.scrub:
             scrub_ms = s2.elapsed_time(e2)
         self.calibrated_passes = max(1, min(max(1, max_launches // n), round(target_ms / (pass_ms + scrub_ms))))
+        self.pass_ms = pass_ms + scrub_ms  # one eager pass over the sets, scrub included
         self.per_set, self.n_sets = per_set, n
         self.graph_ok, self.g, self.g_scrub = False, None, None
         if capture:
             self.capture(self.calibrated_passes)
+
+    def passes_within(self, passes, replay_ms):
+        """`passes`, or fewer where that many would take this implementation more than replay_ms a replay by its
+        eager pass (never fewer than it calibrated)."""
+        return min(passes, max(self.calibrated_passes, math.ceil(replay_ms / self.pass_ms)))
 
     def capture(self, passes):
         """Capture the replays at `passes` passes over the sets (and replay each once, untimed)."""
@@ -465,6 +471,9 @@ def _measure_copy(nbytes, repeats, rounds, min_bytes, target_ms):
     return best
 
 
+LONG_REPLAY = 10  # compare(): the longest replay, in target_ms, that an implementation's launch count gives
+
+
 def compare(shapes, make_args, impls, bytes_moved, copy_bw=None, repeats=10, rounds=3, baseline=None, log=print,
             min_bytes=ROTATE_MIN_BYTES, max_sets=256, target_ms=1.0, size_copy=False):
     """Time several implementations of one kernel on the same shapes, side by side.
@@ -506,11 +515,14 @@ def compare(shapes, make_args, impls, bytes_moved, copy_bw=None, repeats=10, rou
             except Exception as e:  # one broken implementation must not hide the others
                 row[name] = {"status": "error", "error": f"{type(e).__name__}: {e}"}
         # Every implementation the same launches a replay (Timer): the most any calibrated, so that none has
-        # its replays' fixed cost spread over fewer launches because its launcher is slower on the host.
+        # its replays' fixed cost spread over fewer launches because its launcher is slower on the host. An
+        # implementation ten times slower than the one that set the count (torch eager, a millisecond a call at
+        # small shapes) stops at replays of LONG_REPLAY x target_ms: the replay's fixed cost, a few us, is then
+        # under 0.1% of it either way, and its replays at the common count would take most of a run's time.
         common = max((t.calibrated_passes for t in timers.values()), default=1)
         for name in list(timers):
             try:
-                timers[name].capture(common)
+                timers[name].capture(timers[name].passes_within(common, LONG_REPLAY * target_ms))
             except Exception as e:
                 row[name] = {"status": "error", "error": f"{type(e).__name__}: {e}"}
                 timers.pop(name).close()

@@ -14,16 +14,19 @@ from megac import testing
 
 
 class FakeTimer:
-    """Calibrates its passes from the implementation's name (the stand-in for its launcher's pace) and records
-    the passes each implementation's replays are captured at."""
+    """Calibrates its passes from the implementation's name (the stand-in for its launcher's pace: an eager pass
+    of 1 / passes ms) and records the passes each implementation's replays are captured at."""
     calibrations = {"fast": 8, "slow": 2, "mid": 3}
     captured = []
 
     def __init__(self, fn, sets, min_bytes=0, target_ms=1.0, capture=True):
         self.name, self.n_sets = fn.__name__, len(sets)
-        self.calibrated_passes = self.calibrations[self.name]
+        self.calibrated_passes = self.calibrations.get(self.name, 1)
+        self.pass_ms = {"crawl": 5.0}.get(self.name, 1.0 / self.calibrated_passes)
         if capture:
             self.capture(self.calibrated_passes)
+
+    passes_within = testing.Timer.passes_within
 
     def capture(self, passes):
         self.passes, self.launches = passes, passes * self.n_sets
@@ -65,6 +68,30 @@ def test_every_implementation_times_the_most_launches_calibrated(fake_gpu):
     assert rows[0]["absent"] == {"status": "unavailable"}
     # Each captured once, at the count the fastest launcher calibrated.
     assert sorted(FakeTimer.captured) == [("fast", 8), ("mid", 8), ("slow", 8)]
+
+
+def test_a_far_slower_implementation_stops_at_long_replays(fake_gpu, monkeypatch):
+    """torch eager at a small shape takes a millisecond a call: at the fast launchers' count its replays took
+    most of a benchmark's time. It stops where its replays reach LONG_REPLAY x target_ms; the others keep the
+    common count."""
+    monkeypatch.setattr(FakeTimer, "calibrations", {"fast": 80, "slow": 20})
+    impls = {"fast": impl("fast"), "slow": impl("slow"), "crawl": impl("crawl")}
+
+    def launches():
+        rows = testing.compare([{"n": 1}], lambda s: {}, impls, lambda s: 8, copy_bw=1.0, repeats=1, rounds=1,
+                               log=None)
+        return {n: rows[0][n]["launches"] for n in impls}
+    # Replays of at most 10 ms: fast and slow (4 times slower, 0.05 ms a pass) at the common 80 passes of 2 sets;
+    # crawl, 5 ms a pass, at ceil(10 / 5) = 2.
+    assert testing.LONG_REPLAY == 10
+    assert launches() == {"fast": 160, "slow": 160, "crawl": 4}
+    monkeypatch.setattr(testing, "LONG_REPLAY", 20)
+    assert launches() == {"fast": 160, "slow": 160, "crawl": 8}
+    # never fewer than an implementation calibrated, never more than the common count
+    monkeypatch.setattr(testing, "LONG_REPLAY", 0.001)
+    assert launches() == {"fast": 160, "slow": 40, "crawl": 2}
+    monkeypatch.setattr(testing, "LONG_REPLAY", 1e6)
+    assert launches() == {"fast": 160, "slow": 160, "crawl": 160}
 
 
 def test_one_implementation_keeps_its_calibration(fake_gpu):
