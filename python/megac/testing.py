@@ -273,7 +273,8 @@ class Timer:
     a replay's fixed cost (the graph's start, the last kernel's tail) is spread over its launches, and eager
     launches run at the host's pace: a slower launcher calibrates fewer passes and looks slower (hop_mid at
     M = 512, H = 4096: megac's 17 launches a replay against Triton's 34, results/tuning_equal_launches_77168f4.md).
-    So compare() builds its timers with capture=False and then gives them all one count (capture(passes)).
+    So compare() builds its timers with capture=False and then gives them all one count (capture(passes)),
+    less only for one so slow that its replays would pass LONG_REPLAY x target_ms (passes_within).
     Allocation (sets, scrub buffer, graph pools) happens before sample(), which only replays graphs between
     pre-made events.
     """
