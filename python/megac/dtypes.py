@@ -54,4 +54,4 @@ def accepted_names(param_dtype):
 
 def accepts(param_dtype, tensor_dtype_name):
     """Whether a tensor of manifest dtype `tensor_dtype_name` may be passed for a parameter of `param_dtype`."""
-    return param_dtype == tensor_dtype_name or (tensor_dtype_name == "u8" and param_dtype in U8_COMPATIBLE)
+    return tensor_dtype_name in accepted_names(param_dtype)

@@ -98,7 +98,8 @@ class Kernel:
         # _bind (which checks and words the refusals). A runtime without it (a stand-in in tests) binds here.
         binder = getattr(module._rt, "ArgBinder", None)
         self._binder = binder and binder([(p["name"], p["kind"] == "tensor", p["dtype"],
-                                           dtypes.accepted_names(p["dtype"])) for p in self.params])
+                                           dtypes.accepted_names(p["dtype"])) for p in self.params],
+                                         dtypes.MANIFEST_BY_TORCH_DTYPE)
 
     def bind(self, *args, **kwargs):
         """Native argument list in manifest order (left-out scalars inferred by the runtime)."""
@@ -151,8 +152,7 @@ class Kernel:
         # The arguments are checked before the driver is touched. torch's current device is asked once a
         # launch, by the first torch tensor or by the stream, whichever asks first.
         device = _LaunchDevice()
-        native_args = self._binder and self._binder.bind(args, kwargs, dtypes.MANIFEST_BY_TORCH_DTYPE,
-                                                         device.index)
+        native_args = self._binder and self._binder.bind(args, kwargs, device.index)
         if native_args is None:
             native_args = self._bind(args, kwargs, device)
         native = self._module._native_module()

@@ -89,14 +89,13 @@ bool int64s(py::handle seq, std::vector<int64_t> &out) {
 
 class ArgBinder {
 public:
-  explicit ArgBinder(std::vector<ParamSpec> params) : params(std::move(params)) {}
+  ArgBinder(std::vector<ParamSpec> params, py::dict dtypeNames)
+      : params(std::move(params)), dtypeNames(std::move(dtypeNames)) {}
 
   // The launch's arguments in manifest order (BoundArgs), or None for the
-  // Python path.
-  // dtypeNames: {torch dtype: manifest name}; device: a callable giving torch's
-  // current device, called once, at the first tensor.
-  py::object bind(const py::tuple &args, const py::dict &kwargs, const py::dict &dtypeNames,
-                  const py::object &device) const {
+  // Python path. device: a callable giving torch's current device, called
+  // once, at the first tensor.
+  py::object bind(const py::tuple &args, const py::dict &kwargs, const py::object &device) const {
     size_t n = params.size();
     if (size_t(args.size()) > n)
       return py::none();
@@ -211,6 +210,9 @@ private:
   }
 
   std::vector<ParamSpec> params;
+  // {torch dtype: manifest name}, the dict megac.dtypes fills as it names
+  // dtypes (the same object, so it sees the names added after this was made).
+  py::dict dtypeNames;
 };
 
 } // namespace
@@ -228,15 +230,17 @@ void bindArgBinder(py::module_ &m) {
                         "A kernel's launch arguments bound in one call for the common case "
                         "(torch CUDA tensors, ints, floats); None where the Python path must bind them.")
       .def(py::init([](const std::vector<std::tuple<std::string, bool, std::string, std::vector<std::string>>>
-                           &params) {
+                           &params,
+                       py::dict dtypeNames) {
              std::vector<ParamSpec> specs;
              for (const auto &[name, tensor, dtype, accepted] : params)
                specs.push_back({name, tensor, dtypeFromName(dtype), accepted});
-             return ArgBinder(std::move(specs));
+             return ArgBinder(std::move(specs), std::move(dtypeNames));
            }),
-           py::arg("params"), "params: (name, is a tensor, manifest dtype, tensor dtype names accepted) each")
-      .def("bind", &ArgBinder::bind, py::arg("args"), py::arg("kwargs"), py::arg("dtype_names"),
-           py::arg("device"));
+           py::arg("params"), py::arg("dtype_names"),
+           "params: (name, is a tensor, manifest dtype, tensor dtype names accepted) each; dtype_names: "
+           "{torch dtype: manifest name}, read at each launch")
+      .def("bind", &ArgBinder::bind, py::arg("args"), py::arg("kwargs"), py::arg("device"));
 }
 
 } // namespace megac::python

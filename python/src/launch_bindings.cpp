@@ -1,8 +1,9 @@
 //===- launch_bindings.cpp - megac._runtime: load modules, launch ---------===//
 //
 // Binds module.h. A launch takes the arguments megac/module.py bound (a list
-// of Arg, or ArgBinder's BoundArgs) and a raw CUstream handle (torch's current stream by default), so the
-// extension needs no torch headers and launches stay graph-capturable.
+// of Arg, or ArgBinder's BoundArgs) and a raw CUstream handle (torch's
+// current stream by default), so the extension needs no torch headers and
+// launches stay graph-capturable.
 //
 //===----------------------------------------------------------------------===//
 #include "bindings.h"
@@ -21,6 +22,16 @@ using namespace megac::rt;
 
 namespace megac::python {
 
+namespace {
+
+void launch(const Module &mod, const std::string &kernel, const std::vector<Arg> &args, uint64_t stream,
+            const py::object &grid) {
+  auto g = gridFromPython(grid);
+  mod.kernel(kernel).launch(args.data(), args.size(), reinterpret_cast<void *>(uintptr_t(stream)), g.get());
+}
+
+} // namespace
+
 void bindLaunch(py::module_ &m) {
   m.attr("HAS_LAUNCH") = true;
 
@@ -36,18 +47,10 @@ void bindLaunch(py::module_ &m) {
       // ArgBinder's arguments first: a launch's common case, tried before the list overload.
       .def("launch", [](const Module &mod, const std::string &kernel, const BoundArgs &bound,
                         uint64_t stream, const py::object &grid) {
-        auto g = gridFromPython(grid);
-        mod.kernel(kernel).launch(bound.args.data(), bound.args.size(),
-                                  reinterpret_cast<void *>(uintptr_t(stream)), g.get());
+        launch(mod, kernel, bound.args, stream, grid);
       }, py::arg("kernel"), py::arg("args"), py::arg("stream") = 0,
          py::arg("grid") = py::none())
-      .def("launch", [](const Module &mod, const std::string &kernel,
-                        const std::vector<Arg> &args, uint64_t stream,
-                        const py::object &grid) {
-        auto g = gridFromPython(grid);
-        mod.kernel(kernel).launch(args.data(), args.size(),
-                                  reinterpret_cast<void *>(uintptr_t(stream)), g.get());
-      }, py::arg("kernel"), py::arg("args"), py::arg("stream") = 0,
+      .def("launch", &launch, py::arg("kernel"), py::arg("args"), py::arg("stream") = 0,
          py::arg("grid") = py::none(),
          "Launch on a CUstream handle (0: the legacy default stream); no synchronization.");
 

@@ -71,7 +71,7 @@ def kernels(monkeypatch):
 
 
 def fast(kernel, *args, **kwargs):
-    return kernel._binder.bind(args, kwargs, dtypes.MANIFEST_BY_TORCH_DTYPE, lambda: 0)
+    return kernel._binder.bind(args, kwargs, lambda: 0)
 
 
 def plan(kernel, native_args):
@@ -96,6 +96,12 @@ def test_binds_what_the_python_path_binds(kernels):
     assert [(a.kind, a.dtype) for a in bound] == [("tensor", "f32"), ("tensor", "f8e4m3"), ("infer", "i64"),
                                                   ("scalar", "f32")]
     assert plan(mixed, bound) == plan(mixed, mixed.bind(x, q, eps=1))
+    # a dtype megac names after the kernel was loaded (the first launch with it, through the Python path) is
+    # bound by the fast path from then on: the binder reads megac.dtypes' own table, not a copy
+    later = FakeDtype("torch.float32")
+    assert fast(add, FakeTensor(5000, later), y, out) is None
+    dtypes.manifest_name(later)
+    assert fast(add, FakeTensor(5000, later), y, out) is not None
     short = FakeTensor(4999, ptr=0x20000)
     for bind in (lambda: fast(add, x, short, out), lambda: add.bind(x, short, out)):
         with pytest.raises(kernels[0].ArgError, match="'y'"):
