@@ -225,6 +225,18 @@ CompileResult compile(const CompileOptions &options) {
     }
   }
 
+  std::vector<std::unique_ptr<fe::Module>> specialized;
+  VariantBodies variantBodies;
+  if (!specializeVariants(*mod, options.path, options.defines, sm, diags,
+                          specialized, variantBodies))
+    return finish();
+  // --emit ast needs nothing further: the source and every variant checked.
+  auto stopHere = [&](CompileOptions::Stage stage) { return options.lastStage == stage; };
+  if (stopHere(CompileOptions::Stage::Ast)) {
+    result.ok = !diags.hasErrors();
+    return finish();
+  }
+
   DialectRegistry registry;
   registry.insert<tile::TileDialect>();
   registerLoweringDialects(registry);
@@ -238,11 +250,6 @@ CompileResult compile(const CompileOptions &options) {
   ctx.printOpOnDiagnostic(false);
   DiagnosticBridge bridge(ctx, sm, diags);
 
-  std::vector<std::unique_ptr<fe::Module>> specialized;
-  VariantBodies variantBodies;
-  if (!specializeVariants(*mod, options.path, options.defines, sm, diags,
-                          specialized, variantBodies))
-    return finish();
   OwningOpRef<ModuleOp> tileModule = emitTileIR(ctx, *mod, sm, variantBodies);
   if (!tileModule || diags.hasErrors())
     return finish();
@@ -250,6 +257,10 @@ CompileResult compile(const CompileOptions &options) {
     return finish();
   if (options.keepIR)
     result.tileIR = print(*tileModule);
+  if (stopHere(CompileOptions::Stage::TileIR)) {
+    result.ok = !diags.hasErrors();
+    return finish();
+  }
   // Kernels (and variants) with a 64-bit pointer offset: the others' offsets
   // are 32-bit, and the runtime refuses tensors they would overflow.
   std::set<std::string> offsets64;
@@ -353,6 +364,13 @@ CompileResult compile(const CompileOptions &options) {
     if (options.layouts != CompileOptions::Layouts::None)
       out.layouts = describeLayouts(
           *module, out, options.layouts == CompileOptions::Layouts::Full);
+    // --emit tile-layout and layouts: no lowering, LLVM or ptxas. No cap
+    // warning either: the estimate counts no rematerialization, so only
+    // ptxas can tell a spill (the layouts show the registers per thread).
+    if (stopHere(CompileOptions::Stage::TilePasses)) {
+      result.targets.push_back(std::move(out));
+      continue;
+    }
     bool keepLLVM = options.keepIR || options.printIRAfterAll;
     auto lowered = [&](ModuleOp llvmDialect) {
       out.llvmDialect = print(llvmDialect);
@@ -401,6 +419,10 @@ CompileResult compile(const CompileOptions &options) {
     result.targets.push_back(std::move(out));
   }
 
+  if (stopHere(CompileOptions::Stage::TilePasses)) {
+    result.ok = !diags.hasErrors();
+    return finish();
+  }
   buildManifest(*mod, result, sharedBytes, variantBodies, offsets64, bundle.manifest);
   bundle.manifest.sourceHash = hashSource(sm.text(mod->root().fileId));
   for (const TargetOutput &out : result.targets) {

@@ -28,6 +28,12 @@ struct CompileOptions {
   // Fill TargetOutput::layouts: every kernel's tile types after layout
   // assignment; `Full` adds which thread and register hold each element.
   enum class Layouts { None, Summary, Full } layouts = Layouts::None;
+  // The last stage to run. `Ast`: parse and check the file (its variants
+  // too); `TileIR`: and build the tile IR; `TilePasses`: and run the tile
+  // passes for each target (layouts, register estimates). Neither lowers,
+  // runs LLVM or ptxas, nor builds a bundle: for --emit ast, tile,
+  // tile-layout and layouts, which print no later stage.
+  enum class Stage { Ast, TileIR, TilePasses, All } lastStage = Stage::All;
 };
 
 struct TargetOutput {

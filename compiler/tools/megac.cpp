@@ -22,7 +22,9 @@ options:
   -o OUT              write the output here (default: stdout, or a report)
   --emit KIND         ast | tile | tile-layout | layouts | llvm | llvm-ir | ptx |
                       cubin | bundle | header | manifest | report
-                      (manifest: the bundle's manifest, JSON)
+                      (manifest: the bundle's manifest, JSON; ast, tile,
+                      tile-layout and layouts stop at their stage: no LLVM,
+                      no ptxas)
                       (default: bundle with -o FILE.mgb, else report)
   --print-layout[=full]  same as --emit layouts: every kernel's tile types with
                       their layouts and registers per thread; =full adds which
@@ -220,6 +222,16 @@ int main(int argc, char **argv) {
     opts.runPtxas = a.ptxas;
     opts.keepIR = a.emit == "ast" || a.emit == "tile" || a.emit == "tile-layout" ||
                   a.emit == "llvm" || a.emit == "llvm-ir";
+    // What --emit prints decides how far the compile goes (with
+    // --print-ir-after-all, every stage runs).
+    if (!a.printIR) {
+      if (a.emit == "ast")
+        opts.lastStage = megac::CompileOptions::Stage::Ast;
+      else if (a.emit == "tile")
+        opts.lastStage = megac::CompileOptions::Stage::TileIR;
+      else if (a.emit == "tile-layout" || a.emit == "layouts")
+        opts.lastStage = megac::CompileOptions::Stage::TilePasses;
+    }
     opts.printIRAfterAll = a.printIR;
     opts.timePhases = a.timePhases;
     if (a.emit == "layouts")

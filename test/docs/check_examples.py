@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Compiles every example of docs/language.md with megac.
 
-* a ```mega block must compile (sm_90a, --no-ptxas --emit tile);
+* a ```mega block must compile to PTX (sm_90a, --no-ptxas --emit ptx: every stage but ptxas);
 * a ```mega-error block must be rejected: exit status 1 and 'error:' in the
   output;
 * a block whose first line is `// file: NAME.mega` is also written under NAME
@@ -76,7 +76,7 @@ def main():
             paths.append(path)
         for (kind, line, text), path in zip(blocks, paths):
             cmd = [args.megac, path, "--target", args.target, "--no-ptxas",
-                   "--emit", "tile"]
+                   "--emit", "ptx"]
             r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                text=True, timeout=120)
             r.stdout = to_doc_lines(r.stdout, path, args.doc, line)
