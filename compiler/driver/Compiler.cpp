@@ -150,6 +150,11 @@ CompileResult compile(const CompileOptions &options) {
       result.internalError |= d.severity == fe::Severity::Error && d.message.rfind("internal:", 0) == 0;
     return result;
   };
+  // The end of a compile that went as far as it was asked to.
+  auto finishDone = [&]() -> CompileResult & {
+    result.ok = !diags.hasErrors();
+    return finish();
+  };
 
   std::vector<const Target *> targets;
   for (const std::string &name : options.targets) {
@@ -232,10 +237,8 @@ CompileResult compile(const CompileOptions &options) {
     return finish();
   // --emit ast needs nothing further: the source and every variant checked.
   auto stopHere = [&](CompileOptions::Stage stage) { return options.lastStage == stage; };
-  if (stopHere(CompileOptions::Stage::Ast)) {
-    result.ok = !diags.hasErrors();
-    return finish();
-  }
+  if (stopHere(CompileOptions::Stage::Ast))
+    return finishDone();
 
   DialectRegistry registry;
   registry.insert<tile::TileDialect>();
@@ -257,10 +260,8 @@ CompileResult compile(const CompileOptions &options) {
     return finish();
   if (options.keepIR)
     result.tileIR = print(*tileModule);
-  if (stopHere(CompileOptions::Stage::TileIR)) {
-    result.ok = !diags.hasErrors();
-    return finish();
-  }
+  if (stopHere(CompileOptions::Stage::TileIR))
+    return finishDone();
   // Kernels (and variants) with a 64-bit pointer offset: the others' offsets
   // are 32-bit, and the runtime refuses tensors they would overflow.
   std::set<std::string> offsets64;
@@ -419,10 +420,8 @@ CompileResult compile(const CompileOptions &options) {
     result.targets.push_back(std::move(out));
   }
 
-  if (stopHere(CompileOptions::Stage::TilePasses)) {
-    result.ok = !diags.hasErrors();
-    return finish();
-  }
+  if (stopHere(CompileOptions::Stage::TilePasses))
+    return finishDone();
   buildManifest(*mod, result, sharedBytes, variantBodies, offsets64, bundle.manifest);
   bundle.manifest.sourceHash = hashSource(sm.text(mod->root().fileId));
   for (const TargetOutput &out : result.targets) {
@@ -448,8 +447,7 @@ CompileResult compile(const CompileOptions &options) {
     diags.error({mod->root().fileId, 0, 0}, "internal: the runtime would refuse this module's manifest: " + refusal,
                 "a megac bug (the language let through what the runtime cannot read): please report it");
   result.bundle = rt::writeBundle(bundle);
-  result.ok = !diags.hasErrors();
-  return finish();
+  return finishDone();
 }
 
 } // namespace megac
