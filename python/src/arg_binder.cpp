@@ -20,8 +20,10 @@
 
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace py = pybind11;
@@ -85,6 +87,20 @@ bool int64s(py::handle seq, std::vector<int64_t> &out) {
     }
   }
   return true;
+}
+
+// The UTF-8 of a Python str, or nullopt for anything else (the error
+// cleared).
+std::optional<std::string_view> utf8(PyObject *s) {
+  if (!PyUnicode_Check(s))
+    return std::nullopt;
+  Py_ssize_t len = 0;
+  const char *text = PyUnicode_AsUTF8AndSize(s, &len);
+  if (!text) {
+    PyErr_Clear();
+    return std::nullopt;
+  }
+  return std::string_view(text, size_t(len));
 }
 
 class ArgBinder {
@@ -180,33 +196,16 @@ public:
 
 private:
   size_t indexOf(py::handle key) const {
-    if (!PyUnicode_Check(key.ptr()))
-      return params.size();
-    Py_ssize_t len = 0;
-    const char *s = PyUnicode_AsUTF8AndSize(key.ptr(), &len);
-    if (!s) {
-      PyErr_Clear();
-      return params.size();
-    }
-    for (size_t i = 0; i < params.size(); ++i)
-      if (params[i].name.size() == size_t(len) && params[i].name.compare(0, size_t(len), s, size_t(len)) == 0)
+    std::optional<std::string_view> name = utf8(key.ptr());
+    for (size_t i = 0; name && i < params.size(); ++i)
+      if (params[i].name == *name)
         return i;
     return params.size();
   }
 
-  static bool accepts(const ParamSpec &p, PyObject *name) {
-    if (!PyUnicode_Check(name))
-      return false;
-    Py_ssize_t len = 0;
-    const char *s = PyUnicode_AsUTF8AndSize(name, &len);
-    if (!s) {
-      PyErr_Clear();
-      return false;
-    }
-    for (const std::string &a : p.accepted)
-      if (a.size() == size_t(len) && a.compare(0, size_t(len), s, size_t(len)) == 0)
-        return true;
-    return false;
+  static bool accepts(const ParamSpec &p, PyObject *dtypeName) {
+    std::optional<std::string_view> name = utf8(dtypeName);
+    return name && std::find(p.accepted.begin(), p.accepted.end(), *name) != p.accepted.end();
   }
 
   std::vector<ParamSpec> params;
