@@ -4,6 +4,7 @@
 #include "ManifestBuilder.h"
 #include "RuntimeCheck.h"
 #include "SourceLoc.h"
+#include "TileWarnings.h"
 #include "VariantSpecialization.h"
 
 #include "../codegen/PTXEmitter.h"
@@ -11,7 +12,6 @@
 #include "../irgen/IRGen.h"
 #include "../support/Timing.h"
 #include "../target/Target.h"
-#include "Tile/Analysis/RegisterEstimate.h"
 #include "Tile/IR/TileDialect.h"
 #include "Tile/Transforms/Passes.h"
 #include "frontend/ASTPrinter.h"
@@ -28,6 +28,7 @@
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstring>
 #include <functional>
 #include <map>
 #include <optional>
@@ -79,13 +80,19 @@ public:
           // under several variants' constants and warps.
           if (auto variant = dyn_cast<NameLoc>(d.getLocation()))
             msg = "in " + variant.getName().str() + ": " + msg;
+          std::string hint;
+          for (Diagnostic &note : d.getNotes())
+            if (StringRef(note.str()).starts_with(kHintPrefix))
+              hint = note.str().substr(std::strlen(kHintPrefix));
           if (d.getSeverity() == DiagnosticSeverity::Error)
-            diags.error(range, msg);
+            diags.error(range, msg, hint);
           else if (d.getSeverity() == DiagnosticSeverity::Warning)
-            diags.warning(range, msg);
+            diags.warning(range, msg, hint);
           else
             diags.note(range, msg);
           for (Diagnostic &note : d.getNotes()) {
+            if (StringRef(note.str()).starts_with(kHintPrefix))
+              continue;
             fe::SourceRange at;
             if (auto flc = dyn_cast<FileLineColLoc>(sourceLoc(note.getLocation())))
               at = locate(sm, flc);
@@ -317,51 +324,13 @@ CompileResult compile(const CompileOptions &options) {
     double passesMs = msSince(t0);
     if (options.keepIR)
       out.tileIR = print(*module);
-    // Registers the tiles need, from their layouts, before ptxas says: warn
-    // when a kernel or variant cannot fit under its cap (once: the layouts
-    // do not depend on the target), unless ptxas then assembles it without
-    // spilling (the estimate counts no rematerialization).
-    std::vector<std::function<void()>> capWarnings;
-    module->walk([&](func::FuncOp f) {
-      if (!f->hasAttr(tile::attr::kKernel))
-        return;
-      tile::RegisterEstimate est = tile::estimateRegisters(f);
-      std::string symbol = f.getName().str();
-      out.registerEstimate[symbol] = est.registers;
-      auto capAttr = f->getAttrOfType<IntegerAttr>(tile::attr::kMaxNReg);
-      int64_t cap = capAttr ? capAttr.getInt() : 255;
-      if (est.registers <= cap || target != targets.front())
-        return;
-      std::string who = "kernel '" + symbol + "'";
-      for (auto &[kernel, syms] : result.symbols)
-        if (symbol != kernel &&
-            std::find(syms.begin(), syms.end(), symbol) != syms.end())
-          who = "variant '" + symbol.substr(kernel.size() + 2) +
-                "' of kernel '" + kernel + "'";
-      // Locations, not ops: the lowering below replaces the ops.
-      // The message names the variant itself.
-      Location loc = sourceLoc(f.getLoc());
-      std::optional<Location> peak;
-      if (est.peak)
-        peak = sourceLoc(est.peak->getLoc());
-      int64_t registers = est.registers, liveTiles = est.liveTiles;
-      bool hasCap = bool(capAttr);
-      auto warn = [=, &out] {
-        auto spilled = out.resources.find(symbol);
-        if (out.ptxasRan && spilled != out.resources.end() && spilled->second.spills() == 0)
-          return;
-        // mlir::emitWarning, not f.emitWarning: no IR dump attached.
-        auto diag = mlir::emitWarning(loc)
-                    << who << " needs about " << registers
-                    << " registers per thread for its tiles (estimated from "
-                       "their layouts), more than its "
-                    << (hasCap ? "maxnreg of " : "limit of ") << cap
-                    << ": expect spills to local memory";
-        if (peak)
-          diag.attachNote(*peak) << liveTiles << " tiles are live here";
-      };
-      capWarnings.push_back(warn);
-    });
+    // Registers the tiles need, from their layouts, before ptxas says (once:
+    // the layouts do not depend on the target).
+    bool firstTarget = target == targets.front();
+    std::vector<std::function<void()>> capWarnings =
+        registerCapWarnings(*module, result, out, firstTarget);
+    if (firstTarget)
+      warnWideTiles(*module, result);
     if (options.layouts != CompileOptions::Layouts::None)
       out.layouts = describeLayouts(
           *module, out, options.layouts == CompileOptions::Layouts::Full);

@@ -184,4 +184,23 @@ RegisterEstimate estimateRegisters(func::FuncOp func) {
   return Estimator(func).run();
 }
 
+WidestTile widestTile(func::FuncOp func) {
+  WidestTile widest;
+  DenseMap<Type, int64_t> perType; // few distinct types, many values
+  func.walk([&](Operation *op) {
+    for (Value v : op->getResults()) {
+      auto t = dyn_cast<RankedTensorType>(v.getType());
+      if (!t)
+        continue;
+      auto [it, fresh] = perType.try_emplace(t, 0);
+      if (fresh)
+        if (auto l = tileLayoutOf(t))
+          it->second = l->numRegisters({t.getShape().begin(), t.getShape().end()});
+      if (it->second > widest.elementsPerThread)
+        widest = {it->second, v};
+    }
+  });
+  return widest;
+}
+
 } // namespace mlir::tile

@@ -40,6 +40,16 @@ struct RegisterEstimate {
 
 RegisterEstimate estimateRegisters(func::FuncOp func);
 
+/// The tile value with the most elements per thread. The lowering gives each
+/// element a thread holds instructions of its own, so this is how far the
+/// kernel's code is unrolled, whatever registers it needs.
+struct WidestTile {
+  int64_t elementsPerThread = 0;
+  Value value; // null when the kernel has no tile with a layout
+};
+
+WidestTile widestTile(func::FuncOp func);
+
 } // namespace mlir::tile
 
 #endif

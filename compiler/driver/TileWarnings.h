@@ -1,0 +1,42 @@
+//===- TileWarnings.h - Warnings read off the tile layouts ------*- C++ -*-===//
+//
+// Two warnings megac can give before LLVM runs, from the layouts the tile
+// passes assigned: a kernel whose tiles need more registers than its cap
+// (held until ptxas has spoken, which may assemble it without spilling), and
+// a kernel unrolled so far that its compile takes seconds.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "Compiler.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include <functional>
+#include <vector>
+
+namespace megac {
+
+/// A note of an MLIR diagnostic whose text starts with this prints as the
+/// diagnostic's hint line, as the frontend's hints do (Compiler.cpp's bridge).
+inline constexpr char kHintPrefix[] = "hint: ";
+
+/// Tiles with more elements per thread than this get a warning: the largest
+/// of this repository's kernels hold 128, and a thread's 1024 already make
+/// megac and ptxas take seconds.
+inline constexpr int64_t kWideTileElementsPerThread = 1024;
+
+/// Records each kernel's register estimate in `out` and returns one warning
+/// for each kernel or variant whose estimate passes its cap, to be called
+/// after ptxas (each stays silent if ptxas assembled its kernel without
+/// spills). `warn` false: record only (the layouts are the same for every
+/// target, so one target warns).
+std::vector<std::function<void()>> registerCapWarnings(mlir::ModuleOp module,
+                                                       const CompileResult &result,
+                                                       TargetOutput &out, bool warn);
+
+/// Warns, at its definition, about each kernel's or variant's widest tile when
+/// it holds more than kWideTileElementsPerThread elements a thread.
+void warnWideTiles(mlir::ModuleOp module, const CompileResult &result);
+
+} // namespace megac
