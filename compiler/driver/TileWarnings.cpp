@@ -82,7 +82,13 @@ void warnWideTiles(ModuleOp module, const CompileResult &result) {
     llvm::raw_string_ostream os(tile);
     os << "[";
     llvm::interleave(type.getShape(), os, ", ");
-    os << "] " << type.getElementType();
+    // Spelled as in the language: a pointer tile's elements as *f32.
+    Type elem = type.getElementType();
+    os << "] ";
+    if (auto ptr = dyn_cast<tile::PtrType>(elem))
+      os << "*" << ptr.getPointeeType();
+    else
+      os << elem;
     // The source line, not a variant's NameLoc: the message names the variant.
     Location loc = sourceLoc(widest.value.getLoc());
     auto diag = mlir::emitWarning(loc)

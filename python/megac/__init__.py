@@ -36,13 +36,14 @@ def load_bytes(data, name="<bytes>", early_launch=True):
     return Module(rt, rt.Bundle.from_bytes(bytes(data), name), early_launch=early_launch)
 
 
-from .compiler import CompiledModule, MegacError, clear_cache  # noqa: E402  (pure Python; no extension yet)
+from .compiler import CompiledModule, MegacError, MegacWarning, clear_cache  # noqa: E402  (pure Python; no extension yet)
 
 
 def compile(source, target="sm_90a", constants=None, emit_ir=False, ptxas=True, cache=True, name=None):
     """Compile a .mega module (source text or a path) with megac._compiler; returns a CompiledModule
     (.ptx, .ir, .resources, .manifest, .bundle, .save(path), .load()). Raises MegacError with the formatted
-    diagnostics. Results are cached in memory and under $MEGAC_CACHE_DIR (default ~/.cache/megac).
+    diagnostics; a compilation with warnings warns MegacWarning. Results are cached in memory and under
+    $MEGAC_CACHE_DIR (default ~/.cache/megac).
     See megac.compiler.compile for the arguments."""
     from . import compiler
     return compiler.compile(source, target=target, constants=constants, emit_ir=emit_ir, ptxas=ptxas,
@@ -57,5 +58,5 @@ def __getattr__(name):
     raise AttributeError(f"module 'megac' has no attribute {name!r}")
 
 
-__all__ = ["load", "load_bytes", "compile", "CompiledModule", "MegacError", "clear_cache", "Module", "Kernel",
-           "RawTensor"]
+__all__ = ["load", "load_bytes", "compile", "CompiledModule", "MegacError", "MegacWarning", "clear_cache",
+           "Module", "Kernel", "RawTensor"]

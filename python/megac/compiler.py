@@ -7,16 +7,18 @@
     cm.save("vector_add.mgb"); mod = cm.load()                   # load() needs a GPU
 
 The compiler itself is the C++ extension megac._compiler (megac::compile, the same pipeline as the megac tool);
-this module resolves the arguments, raises MegacError on diagnostics and caches results in memory and on disk
-($MEGAC_CACHE_DIR, default ~/.cache/megac).
+this module resolves the arguments, raises MegacError on errors, warns (MegacWarning) with the compiler's
+warnings and caches results in memory and on disk ($MEGAC_CACHE_DIR, default ~/.cache/megac).
 """
 import collections
 import hashlib
 import json
 import os
 import re
+import sys
 import threading
 import time
+import warnings
 
 STAGES = ("ast", "tile", "tile-layout", "llvm", "llvm-ir")
 # stages printed once for the module (before any target-specific pass); reported under every target
@@ -32,6 +34,12 @@ class MegacError(Exception):
     def __init__(self, diagnostics):
         super().__init__(diagnostics)
         self.diagnostics = diagnostics
+
+
+class MegacWarning(UserWarning):
+    """A compilation that succeeded with warnings (a register cap the tiles pass, a tile too wide to unroll
+    quickly); the message is the compiler's formatted diagnostics, as megac prints them. Issued on every
+    compile of the module, cache hits included, from the caller's line (Python's filters show it once a line)."""
 
 
 def _ext():
@@ -240,8 +248,25 @@ def clear_cache(memory=True, disk=False):
                         pass
 
 
+_compiler_digest = None
+
+
+def compiler_digest():
+    """SHA-256 of the compiler extension's file, computed once a process: part of the cache key, so that a
+    rebuilt megac (other code under the same version) never returns what the old one compiled."""
+    global _compiler_digest
+    if _compiler_digest is None:
+        h = hashlib.sha256()
+        with open(_ext().__file__, "rb") as f:
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                h.update(chunk)
+        _compiler_digest = h.hexdigest()
+    return _compiler_digest
+
+
 def _key(name, text, defines, targets, ptxas_path, stages):
-    doc = {"format": _CACHE_FORMAT, "version": version(), "name": name, "source": text,
+    doc = {"format": _CACHE_FORMAT, "version": version(), "compiler": compiler_digest(), "name": name,
+           "source": text,
            "imports": _imports(name, text, {os.path.normpath(name)}),
            "constants": sorted(defines.items()), "targets": targets, "ptxas": ptxas_path,
            "ir": stages != ()}
@@ -292,6 +317,15 @@ def _disk_put(key, data):
 # compile
 # ---------------------------------------------------------------------------------------------------------
 
+def _caller_stacklevel():
+    """warnings.warn's stacklevel naming the first caller outside this package (megac.compile's user)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    level, frame = 1, sys._getframe(1)
+    while frame is not None and os.path.dirname(os.path.abspath(frame.f_code.co_filename)) == here:
+        frame, level = frame.f_back, level + 1
+    return level
+
+
 def compile(source, target="sm_90a", constants=None, emit_ir=False, ptxas=True, cache=True, name=None):
     """Compile a .mega module.
 
@@ -304,8 +338,16 @@ def compile(source, target="sm_90a", constants=None, emit_ir=False, ptxas=True, 
     cache      False bypasses the memory and disk caches (the result is not stored either)
     name       the file name diagnostics show for source text (default "<string>"); imports resolve
                relative to it
-    Raises MegacError with the formatted diagnostics when compilation fails.
+    Raises MegacError with the formatted diagnostics when compilation fails; warns with MegacWarning when it
+    succeeds with warnings (also .diagnostics).
     """
+    module = _compile(source, target, constants, emit_ir, ptxas, cache, name)
+    if module.diagnostics.strip():
+        warnings.warn(MegacWarning(module.diagnostics.rstrip("\n")), stacklevel=_caller_stacklevel())
+    return module
+
+
+def _compile(source, target, constants, emit_ir, ptxas, cache, name):
     ext = _ext()
     targets = _targets(target)
     if constants is not None and not isinstance(constants, dict):

@@ -139,6 +139,36 @@ def test_error_raises_megac_error_with_caret():
     assert "let b = lod(y + offs" in msg  # the source line under the message
 
 
+WIDE = """\
+@num_warps(1)
+@grid(1)
+kernel fill(out: *i32[65536]) {
+    let offs = arange(0, 65536);
+    store(out + offs, offs);
+}
+"""
+
+
+def test_warnings_warn_from_the_callers_line():
+    with pytest.warns(megac.MegacWarning) as record:
+        cm = megac.compile(WIDE, name="wide.mega", ptxas=False)
+    (w,) = record
+    assert w.filename == __file__  # the caller's line, not megac's
+    msg = str(w.message)
+    assert msg.startswith("wide.mega:4:16: warning: kernel 'fill' holds 2048 elements per thread")
+    assert "hint: take it in blocks of at most 1024 elements per thread" in msg
+    assert msg == cm.diagnostics.rstrip("\n")
+    # A cache hit warns as well: the module is the same, and so is what is wrong with it.
+    with pytest.warns(megac.MegacWarning, match="2048 elements per thread"):
+        assert megac.compile(WIDE, name="wide.mega", ptxas=False).cached == "memory"
+
+
+def test_no_warning_without_diagnostics(recwarn):
+    cm = megac.compile(SOURCE, ptxas=False)
+    assert cm.diagnostics == ""
+    assert not [w for w in recwarn if issubclass(w.category, megac.MegacWarning)]
+
+
 def test_missing_file_and_unknown_target():
     with pytest.raises(megac.MegacError, match="no_such_file.mega"):
         megac.compile("/nonexistent/no_such_file.mega")
@@ -215,6 +245,20 @@ def test_cache_key_and_bypass():
     src2 = SOURCE.replace("const BLOCK = 1024;", "const BLOCK = 1024;\nconst SCALE = 2.0;")
     megac.compile(src2, constants={"BLOCK": 256, "SCALE": 3.0}, ptxas=False)
     assert megac.compile(src2, constants={"SCALE": 3.0, "BLOCK": 256}, ptxas=False).cached == "memory"
+
+
+def test_cache_key_holds_the_compiler_itself(monkeypatch):
+    """A rebuilt compiler under the same version misses the cache (memory and disk) instead of returning what
+    the old one compiled."""
+    import hashlib
+    with open(_compiler.__file__, "rb") as f:
+        assert compiler.compiler_digest() == hashlib.sha256(f.read()).hexdigest()
+    megac.compile(VECTOR_ADD, ptxas=False)
+    assert megac.compile(VECTOR_ADD, ptxas=False).cached == "memory"
+    monkeypatch.setattr(compiler, "_compiler_digest", "0" * 64)  # another build of megac
+    before = _compiler.compile_count()
+    assert megac.compile(VECTOR_ADD, ptxas=False).cached is None
+    assert _compiler.compile_count() == before + 1
 
 
 def test_cache_follows_imports(tmp_path):

@@ -9,6 +9,7 @@ scalars (scalars a shape does not name are 1), and returns the launch it would m
 import glob
 import os
 import re
+import warnings
 
 import pytest
 
@@ -134,7 +135,11 @@ def kernels():
     """kernel name -> (megac Kernel, manifest entry), over every kernels-dsl module."""
     found = {}
     for path in sorted(glob.glob(os.path.join(ROOT, "kernels-dsl", "*.mega"))):
-        compiled = megac.compile(path, ptxas=False, cache=False)
+        # Without ptxas, the register estimate's warnings stand for the two capped kernels that ptxas
+        # assembles without spilling (draft_fin_residual's occupancy, softmax): expected here.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", megac.MegacWarning)
+            compiled = megac.compile(path, ptxas=False, cache=False)
         mod = compiled.load()
         for entry in compiled.manifest["kernels"]:
             found[entry["name"]] = (getattr(mod, entry["name"]), entry)
