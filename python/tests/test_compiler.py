@@ -158,6 +158,11 @@ def test_warnings_warn_from_the_callers_line():
     assert msg.startswith("wide.mega:4:16: warning: kernel 'fill' holds 2048 elements per thread")
     assert "hint: take it in blocks of at most 1024 elements per thread" in msg
     assert msg == cm.diagnostics.rstrip("\n")
+    # A tile of pointers is spelled as the language spells its elements.
+    pointers = WIDE.replace("store(out + offs, offs)", "store(out + arange(0, 65536), 1)").replace(
+        "    let offs = arange(0, 65536);\n", "")
+    with pytest.warns(megac.MegacWarning, match=r"of this \[65536\] \*i32 tile"):
+        megac.compile(pointers, name="pointers.mega", ptxas=False)
     # A cache hit warns as well: the module is the same, and so is what is wrong with it.
     with pytest.warns(megac.MegacWarning, match="2048 elements per thread"):
         assert megac.compile(WIDE, name="wide.mega", ptxas=False).cached == "memory"
