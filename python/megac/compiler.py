@@ -264,11 +264,25 @@ def compiler_digest():
     return _compiler_digest
 
 
+def _file_identity(path):
+    """Where a tool really lives, its size and modification time: another ptxas behind the same path (a CUDA
+    upgrade under /usr/local/cuda) is another key."""
+    if path is None:
+        return None
+    real = os.path.realpath(path)
+    try:
+        st = os.stat(real)
+    except OSError:
+        return [real]
+    return [real, st.st_size, st.st_mtime_ns]
+
+
 def _key(name, text, defines, targets, ptxas_path, stages):
     doc = {"format": _CACHE_FORMAT, "version": version(), "compiler": compiler_digest(), "name": name,
            "source": text,
            "imports": _imports(name, text, {os.path.normpath(name)}),
-           "constants": sorted(defines.items()), "targets": targets, "ptxas": ptxas_path,
+           "constants": sorted(defines.items()), "targets": targets,
+           "ptxas": _file_identity(ptxas_path),
            "ir": stages != ()}
     return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()
 

@@ -266,6 +266,24 @@ def test_cache_key_holds_the_compiler_itself(monkeypatch):
     assert _compiler.compile_count() == before + 1
 
 
+def test_cache_key_holds_which_ptxas(tmp_path):
+    """Another ptxas behind the same path (a CUDA upgrade in place, a link moved) is another key."""
+    tool = tmp_path / "ptxas"
+    tool.write_bytes(b"one")
+    link = tmp_path / "cuda" / "bin"
+    link.mkdir(parents=True)
+    (link / "ptxas").symlink_to(tool)
+    key = lambda p: compiler._key("k.mega", SOURCE, {}, [], p, ())  # noqa: E731
+    first = key(str(link / "ptxas"))
+    assert key(str(tool)) == first  # the same file by another path
+    assert key(None) != first
+    tool.write_bytes(b"three")
+    assert key(str(link / "ptxas")) != first
+    before = key(str(tool))
+    os.utime(tool, ns=(0, 10**9))
+    assert key(str(tool)) != before
+
+
 def test_cache_follows_imports(tmp_path):
     (tmp_path / "common.mega").write_text("const BLOCK = 1024;\n")
     main = tmp_path / "main.mega"
