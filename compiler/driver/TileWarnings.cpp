@@ -82,9 +82,9 @@ void warnWideTiles(ModuleOp module, const CompileResult &result) {
     llvm::raw_string_ostream os(tile);
     os << "[";
     llvm::interleave(type.getShape(), os, ", ");
+    os << "] ";
     // Spelled as in the language: a pointer tile's elements as *f32.
     Type elem = type.getElementType();
-    os << "] ";
     if (auto ptr = dyn_cast<tile::PtrType>(elem))
       os << "*" << ptr.getPointeeType();
     else
