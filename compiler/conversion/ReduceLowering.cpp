@@ -23,9 +23,11 @@ Value KernelLowering::combine(StringRef kind, Value x, Value y) {
 LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
   auto srcType = op.getSrc().getType();
   Type elem = srcType.getElementType();
-  if (!elem.isF32() && !elem.isInteger(32))
-    return op.emitError("reductions need an f32 or i32 tile, got ")
-           << elem << "; hint: reduce a converted tile, e.g. sum(x as f32)";
+  if (!elem.isF32() && !elem.isInteger(32)) {
+    InFlightDiagnostic diag = op.emitError("reductions need an f32 or i32 tile, got ") << elem;
+    diag.attachNote() << kHintPrefix << "reduce a converted tile, e.g. sum(x as f32)";
+    return diag;
+  }
   auto src = distOf(op, srcType);
   if (failed(src))
     return failure();

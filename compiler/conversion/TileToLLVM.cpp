@@ -260,10 +260,12 @@ LogicalResult KernelLowering::lowerElementwise(Operation *op) {
   // A select moves a narrow float's bits (its register is the byte it is
   // stored as): `where` on f8/f4 values needs no arithmetic.
   for (Type t : op->getResultTypes())
-    if (isNarrowFloat(getElementTypeOrSelf(t)) && !isa<arith::SelectOp>(op))
-      return op->emitError("arithmetic on ")
-             << getElementTypeOrSelf(t)
-             << " is not supported: convert to f32 first";
+    if (isNarrowFloat(getElementTypeOrSelf(t)) && !isa<arith::SelectOp>(op)) {
+      InFlightDiagnostic diag = op->emitError("arithmetic on ")
+                                << getElementTypeOrSelf(t) << " is not supported";
+      diag.attachNote() << kHintPrefix << "convert to f32 first: (x as f32)";
+      return diag;
+    }
   SmallVector<Regs> results(op->getNumResults());
   // An exact division by 2^k (the dividend a known multiple) is a shift:
   // one instruction instead of sdiv's shift-add-shift rounding toward zero.
@@ -431,10 +433,11 @@ LogicalResult KernelLowering::lowerMath(Operation *op) {
   if (base.empty())
     return op->emitError("cannot lower '") << op->getName() << "'";
   // (The frontend rejects these first; IR from megac-opt can still get here.)
-  if (!elem.isF32() && !elem.isF64())
-    return op->emitError(base)
-           << " needs f32 or f64, got " << elem << "; hint: compute in f32, e.g. " << base
-           << "(x as f32)";
+  if (!elem.isF32() && !elem.isF64()) {
+    InFlightDiagnostic diag = op->emitError(base) << " needs f32 or f64, got " << elem;
+    diag.attachNote() << kHintPrefix << "compute in f32, e.g. " << base << "(x as f32)";
+    return diag;
+  }
   // @fast_math: exp and exp2 are one ex2.approx.ftz.f32 (exp after a
   // multiply by log2(e)), rsqrt one rsqrt.approx.ftz.f32. The ftz forms
   // flush subnormals (exp's results below 2^-126, rsqrt's arguments: +inf),

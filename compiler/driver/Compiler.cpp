@@ -82,8 +82,8 @@ public:
             msg = "in " + variant.getName().str() + ": " + msg;
           std::string hint;
           for (Diagnostic &note : d.getNotes())
-            if (StringRef(note.str()).starts_with(kHintPrefix))
-              hint = note.str().substr(std::strlen(kHintPrefix));
+            if (StringRef(note.str()).starts_with(tile::kHintPrefix))
+              hint = note.str().substr(std::strlen(tile::kHintPrefix));
           if (d.getSeverity() == DiagnosticSeverity::Error)
             diags.error(range, msg, hint);
           else if (d.getSeverity() == DiagnosticSeverity::Warning)
@@ -91,7 +91,7 @@ public:
           else
             diags.note(range, msg);
           for (Diagnostic &note : d.getNotes()) {
-            if (StringRef(note.str()).starts_with(kHintPrefix))
+            if (StringRef(note.str()).starts_with(tile::kHintPrefix))
               continue;
             fe::SourceRange at;
             if (auto flc = dyn_cast<FileLineColLoc>(sourceLoc(note.getLocation())))

@@ -96,7 +96,7 @@ void warnWideTiles(ModuleOp module, const CompileResult &result) {
                 << widest.elementsPerThread << " elements per thread of this " << tile
                 << " tile, each compiled to instructions of its own: expect a long "
                    "compile and large code";
-    diag.attachNote(loc) << kHintPrefix << "take it in blocks of at most "
+    diag.attachNote(loc) << tile::kHintPrefix << "take it in blocks of at most "
                          << kWideTileElementsPerThread
                          << " elements per thread, looping over them with range(), "
                             "or give the kernel more warps";

@@ -17,10 +17,6 @@
 
 namespace megac {
 
-/// A note of an MLIR diagnostic whose text starts with this prints as the
-/// diagnostic's hint line, as the frontend's hints do (Compiler.cpp's bridge).
-inline constexpr char kHintPrefix[] = "hint: ";
-
 /// Tiles with more elements per thread than this get a warning: the largest
 /// of this repository's kernels hold 128, and a thread's 1024 already make
 /// megac and ptxas take seconds.

@@ -156,18 +156,20 @@ private:
     if (Attribute l = anchors.lookup(dot.getResult()))
       return l;
     auto shape = dot.getAcc().getType().getShape();
-    std::string why;
+    std::string why, hint;
     megac::layout::dotLayout(shape[0], shape[1], numWarps, &why, dotWarpsAlongN);
-    if (!megac::layout::dotLayout(shape[0], shape[1], numWarps)) // not even alone
-      why = "cannot lay out this dot: " + why + " (a larger tile, or fewer warps: @num_warps)";
-    else
+    if (!megac::layout::dotLayout(shape[0], shape[1], numWarps)) { // not even alone
+      why = "cannot lay out this dot: " + why;
+      hint = "a larger tile, or fewer warps (@num_warps)";
+    } else {
       why = "the dots of a kernel split their warps alike: the narrowest (N < " +
             std::to_string(16 * dotWarpsAlongN) + ") puts " + std::to_string(dotWarpsAlongN) +
             " along N and " + std::to_string(numWarps / dotWarpsAlongN) +
             " along M, so this dot's M = " + std::to_string(shape[0]) +
-            " must be a multiple of " + std::to_string(16 * (numWarps / dotWarpsAlongN)) +
-            " (hint: widen the narrow dot, or give this one more rows)";
-    dot.emitError(why);
+            " must be a multiple of " + std::to_string(16 * (numWarps / dotWarpsAlongN));
+      hint = "widen the narrow dot, or give this one more rows";
+    }
+    dot.emitError(why).attachNote() << kHintPrefix << hint;
     failed = true;
     return {};
   }

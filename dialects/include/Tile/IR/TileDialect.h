@@ -28,6 +28,11 @@
 
 namespace mlir::tile {
 
+/// A note of a diagnostic whose text starts with this is the diagnostic's
+/// hint: megac prints it as the hint line under the caret, as it does the
+/// frontend's (megac-opt prints it as a note).
+inline constexpr char kHintPrefix[] = "hint: ";
+
 /// Names of the discardable attributes that carry kernel launch settings on a
 /// func.func, and hints on its arguments.
 namespace attr {
