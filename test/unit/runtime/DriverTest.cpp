@@ -12,6 +12,12 @@
 
 #include <gtest/gtest.h>
 
+#include <dlfcn.h>
+
+#include <atomic>
+#include <mutex>
+#include <string>
+#include <thread>
 #include <vector>
 
 using namespace megac::rt;
@@ -93,7 +99,7 @@ Bundle fillBundle() {
   k.params = {{"out", ParamKind::Tensor, DType::f32, 16, {"n"}, 1},
               {"value", ParamKind::Scalar, DType::f32, 1, {}, 1},
               {"n", ParamKind::Scalar, DType::u32, 1, {}, 1}};
-  k.variants = {{"default", "fill", 0, 0, "", 0, {}}};
+  k.variants = {{"default", "fill", 0, 0, "", 0, {}, {}}};
   b.manifest.kernels = {k};
   b.manifest.images = {{"sm_90", ImageKind::Ptx, 1, {}}};
   b.blobs = {kFillPtx};
@@ -134,6 +140,100 @@ TEST(Gpu, LaunchErrorsNameTheKernel) {
               std::string::npos)
         << e.what();
   }
+}
+
+// Driver calls the runtime does not make, looked up in the library it opened.
+template <typename Fn> Fn driverSymbol(const char *name) {
+  void *lib = dlopen(kDriverLibrary, RTLD_NOW | RTLD_NOLOAD);
+  return lib ? reinterpret_cast<Fn>(dlsym(lib, name)) : nullptr;
+}
+
+// One module, many threads at once (docs/runtime.md, Threads): half of them
+// adopt the device's primary context (a new thread has none current) and
+// launch on the legacy stream; the others each create a context of their
+// own, so that their first launches load the module into four contexts
+// concurrently while the first half launches. Each thread fills a buffer of
+// its own 200 times with values of its own, then checks the last.
+TEST(Gpu, ThreadsShareAModule) {
+  REQUIRE_GPU();
+  const CudaDriver &api = cudaDriver();
+  // Under the names cuda.h maps them to, as the runtime's table does.
+  auto ctxCreate = driverSymbol<decltype(&::cuCtxCreate)>("cuCtxCreate_v4");
+  auto ctxDestroy = driverSymbol<decltype(&::cuCtxDestroy)>("cuCtxDestroy_v2");
+  auto streamCreate = driverSymbol<decltype(&::cuStreamCreate)>("cuStreamCreate");
+  ASSERT_TRUE(ctxCreate && ctxDestroy && streamCreate);
+  std::string bytes = writeBundle(fillBundle());
+  auto module = Module::loadMemory(bytes.data(), bytes.size(), "fill.mgb");
+  const Kernel &fill = module->kernel("fill");
+
+  constexpr int kThreads = 8, kLaunches = 200;
+  const uint32_t n = 1 << 16;
+  std::atomic<int> ready{0};
+  std::mutex failuresMutex;
+  std::vector<std::string> failures;
+  auto fail = [&](int t, const std::string &what) {
+    std::lock_guard<std::mutex> lock(failuresMutex);
+    failures.push_back("thread " + std::to_string(t) + ": " + what);
+  };
+  auto work = [&](int t) {
+    CUcontext own = nullptr; // destroyed, with its stream, when the thread ends
+    CUstream stream = nullptr;
+    bool ownContext = t % 2 == 1;
+    bool readyToLaunch = true;
+    if (ownContext) {
+      CUdevice dev;
+      readyToLaunch = api.cuDeviceGet(&dev, 0) == CUDA_SUCCESS &&
+                        ctxCreate(&own, nullptr, 0, dev) == CUDA_SUCCESS &&
+                        streamCreate(&stream, CU_STREAM_NON_BLOCKING) == CUDA_SUCCESS;
+    }
+    // Every thread launches at once, the first launches of the new contexts
+    // among them.
+    ready.fetch_add(1);
+    while (ready.load() < kThreads)
+      std::this_thread::yield();
+    if (!readyToLaunch)
+      return fail(t, "cannot create a context and a stream");
+    try {
+      if (!ownContext) {
+        // A launch of nothing still makes the primary context current, as
+        // any launch from a thread without a context does.
+        fill.launch({Arg::tensor(0, DType::f32, {0}), Arg::scalar(DType::f32, 0.0)}, nullptr);
+        CUcontext current = nullptr;
+        if (api.cuCtxGetCurrent(&current) != CUDA_SUCCESS || !current)
+          return fail(t, "no context current after a launch");
+      }
+      CUdeviceptr out = 0;
+      if (api.cuMemAlloc(&out, n * 4) != CUDA_SUCCESS)
+        return fail(t, "cannot allocate");
+      std::vector<float> host(n);
+      for (int i = 0; i < kLaunches; ++i)
+        fill.launch({Arg::tensor(out, DType::f32, {n}), Arg::scalar(DType::f32, float(t * 1000 + i))},
+                    stream);
+      if (api.cuStreamSynchronize(stream) != CUDA_SUCCESS ||
+          api.cuMemcpyDtoH(host.data(), out, n * 4) != CUDA_SUCCESS)
+        return fail(t, "cannot read the result back");
+      api.cuMemFree(out);
+      float want = float(t * 1000 + kLaunches - 1);
+      for (uint32_t i = 0; i < n; ++i)
+        if (host[i] != want)
+          return fail(t, "element " + std::to_string(i) + " is " + std::to_string(host[i]) +
+                             ", not " + std::to_string(want));
+    } catch (const std::exception &e) {
+      fail(t, e.what());
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      work(t);
+      CUcontext current = nullptr;
+      if (t % 2 == 1 && api.cuCtxGetCurrent(&current) == CUDA_SUCCESS && current)
+        ctxDestroy(current); // the thread's own context, its stream with it
+    });
+  for (std::thread &th : threads)
+    th.join();
+  for (const std::string &f : failures)
+    ADD_FAILURE() << f;
 }
 
 } // namespace
