@@ -36,7 +36,8 @@ def load_bytes(data, name="<bytes>", early_launch=True):
     return Module(rt, rt.Bundle.from_bytes(bytes(data), name), early_launch=early_launch)
 
 
-from .compiler import CompiledModule, MegacError, MegacWarning, clear_cache  # noqa: E402  (pure Python; no extension yet)
+# pure Python; no extension yet
+from .compiler import CompiledModule, MegacError, MegacWarning, clear_cache  # noqa: E402
 
 
 def compile(source, target="sm_90a", constants=None, emit_ir=False, ptxas=True, cache=True, name=None):
