@@ -176,7 +176,7 @@ TEST(Gpu, ThreadsShareAModule) {
     failures.push_back("thread " + std::to_string(t) + ": " + what);
   };
   auto work = [&](int t) {
-    CUcontext own = nullptr; // destroyed, with its stream, when the thread ends
+    CUcontext own = nullptr; // destroyed after the module, with its stream
     CUstream stream = nullptr;
     bool ownContext = t % 2 == 1;
     bool readyToLaunch = true;
@@ -222,18 +222,24 @@ TEST(Gpu, ThreadsShareAModule) {
       fail(t, e.what());
     }
   };
+  std::vector<CUcontext> created(kThreads, nullptr);
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t)
     threads.emplace_back([&, t] {
       work(t);
-      CUcontext current = nullptr;
-      if (t % 2 == 1 && api.cuCtxGetCurrent(&current) == CUDA_SUCCESS && current)
-        ctxDestroy(current); // the thread's own context, its stream with it
+      if (t % 2 == 1)
+        api.cuCtxGetCurrent(&created[size_t(t)]); // the thread's own context
     });
   for (std::thread &th : threads)
     th.join();
   for (const std::string &f : failures)
     ADD_FAILURE() << f;
+  // The module first: it unloads itself from every context it was loaded in,
+  // which must still exist (docs/runtime.md, Threads).
+  module.reset();
+  for (CUcontext ctx : created)
+    if (ctx)
+      ctxDestroy(ctx); // its stream with it
 }
 
 } // namespace
