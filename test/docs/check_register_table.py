@@ -3,8 +3,9 @@
 
 Compiles every kernels-dsl/*.mega for every target with ptxas (megac's report: one row per kernel, variant and
 target) and compares each kernel and variant's "registers / spills" on sm_90a, sm_100a and sm_103a with the row
-of the table under "## Registers per target". A kernel or variant missing from either side, a differing cell, or a
-spill anywhere fails, naming the rows. Exit 77 (skipped) where megac finds no ptxas (its report says so).
+of the table under "## Registers per target". A kernel or variant missing from either side, a differing cell, a
+spill anywhere, or a warning of megac's (a tile too wide, a register cap ptxas did not meet) fails, naming them.
+Exit 77 (skipped) where megac finds no ptxas (its report says so).
 usage: check_register_table.py --megac build/compiler/tools/megac [--doc docs/benchmarks.md] [--kernels DIR]
 """
 import argparse
@@ -30,6 +31,8 @@ def compiled(megac, kernels_dir):
         sys.exit(f"megac failed:\n{out.stdout}{out.stderr}")
     if out.stdout.rstrip().endswith("no ptxas"):
         return None
+    if "warning:" in out.stderr:
+        sys.exit(f"megac warns about the kernels of {kernels_dir}:\n{out.stderr}")
     rows = {}
     for line in out.stdout.splitlines():
         m = REPORT_ROW.match(line)
