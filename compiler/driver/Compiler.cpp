@@ -153,8 +153,10 @@ CompileResult compile(const CompileOptions &options) {
   fe::DiagnosticEngine diags(sm);
   auto finish = [&]() -> CompileResult & {
     result.diagnostics = diags.formatted();
-    for (const fe::Diagnostic &d : diags.diagnostics())
+    for (const fe::Diagnostic &d : diags.diagnostics()) {
       result.internalError |= d.severity == fe::Severity::Error && d.message.rfind("internal:", 0) == 0;
+      result.warnings += d.severity == fe::Severity::Warning;
+    }
     return result;
   };
   // The end of a compile that went as far as it was asked to.

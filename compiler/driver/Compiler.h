@@ -56,6 +56,7 @@ struct CompileResult {
   bool ok = false;
   std::string diagnostics; // formatted: file:line:col: error: ... with caret
   bool internalError = false; // an "internal: ..." error among them: megac's own bug
+  unsigned warnings = 0;      // warnings among them (megac -Werror refuses the output)
   std::string moduleName;
   std::string ast;    // --emit ast (keepIR)
   std::string tileIR; // straight from the frontend, before any pass (keepIR)

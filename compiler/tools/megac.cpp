@@ -35,6 +35,8 @@ options:
   --no-ptxas          skip ptxas (no cubin, no register report)
   --print-ir-after-all  print the IR after every stage to stderr
   --time-phases       print where compile time goes, per target, to stderr
+  -Werror             treat warnings as errors: print them, write nothing and
+                      exit 1
   --help, --version
 
 With no -o and no --emit, megac prints one row per kernel, variant and target:
@@ -59,6 +61,7 @@ struct Args {
   bool printIR = false;
   bool timePhases = false;
   bool fullLayouts = false;
+  bool werror = false;
 };
 
 [[noreturn]] void usageError(const std::string &msg) {
@@ -118,6 +121,8 @@ Args parseArgs(int argc, char **argv) {
       a.printIR = true;
     } else if (s == "--time-phases") {
       a.timePhases = true;
+    } else if (s == "-Werror") {
+      a.werror = true;
     } else if (!s.empty() && s[0] == '-') {
       usageError("unknown option '" + s + "'");
     } else {
@@ -240,6 +245,14 @@ int main(int argc, char **argv) {
     megac::CompileResult r = megac::compile(opts);
     std::cerr << r.diagnostics;
     if (!r.ok) {
+      anyError = true;
+      continue;
+    }
+    if (a.werror && r.warnings) {
+      std::cerr << "megac: error: " << file << ": -Werror makes "
+                << (r.warnings == 1 ? std::string("the warning above an error")
+                                    : "the " + std::to_string(r.warnings) + " warnings above errors")
+                << "; nothing written\n";
       anyError = true;
       continue;
     }
