@@ -28,6 +28,7 @@ namespace megac::rt {
   X(cuCtxPushCurrent)                                                          \
   X(cuCtxPopCurrent)                                                           \
   X(cuCtxGetDevice)                                                            \
+  X(cuCtxGetId)                                                                \
   X(cuModuleLoadData)                                                          \
   X(cuModuleLoadDataEx)                                                        \
   X(cuModuleGetFunction)                                                       \

@@ -21,6 +21,9 @@ constexpr int kMaxContexts = 64;
 /// What a module holds in one CUDA context.
 struct ContextEntry {
   CUcontext context = nullptr;
+  // The context's process-unique id: a destroyed context's handle may be
+  // reused by a new one, its id never is.
+  unsigned long long contextId = 0;
   CUmodule module = nullptr;
   int64_t sms = 0;
   std::string image;
@@ -122,8 +125,13 @@ Module::~Module() {
     return;
   const CudaDriver &api = cudaDriver();
   // Errors are ignored: at process exit the contexts may already be gone.
+  // A context its creator destroyed unloaded the module with it: its handle
+  // (dangling, or another context's by now) is not touched.
   for (int i = 0; i < state_->count.load(); ++i) {
     ContextEntry &e = state_->entries[size_t(i)];
+    unsigned long long id = 0;
+    if (api.cuCtxGetId(e.context, &id) != CUDA_SUCCESS || id != e.contextId)
+      continue;
     if (api.cuCtxPushCurrent(e.context) == CUDA_SUCCESS) {
       api.cuModuleUnload(e.module);
       CUcontext popped;
@@ -169,6 +177,7 @@ const ContextEntry &Module::entryFor(void *ctxHandle) const {
   ContextEntry &e = s.entries[size_t(n)];
   e = ContextEntry();
   e.context = ctx;
+  checkCuda(api.cuCtxGetId(ctx, &e.contextId), "cuCtxGetId", subject);
   CUdevice dev;
   checkCuda(api.cuCtxGetDevice(&dev), "cuCtxGetDevice", subject);
   int major = attribute(api, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev,

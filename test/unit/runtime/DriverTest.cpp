@@ -148,6 +148,43 @@ template <typename Fn> Fn driverSymbol(const char *name) {
   return lib ? reinterpret_cast<Fn>(dlsym(lib, name)) : nullptr;
 }
 
+// A context destroyed before a module loaded in it: the module must not
+// touch it when it dies (its handle dangles, or names a newer context, which
+// this test creates on purpose in case the driver reuses the handle), and
+// the module still launches in the contexts that live.
+TEST(Gpu, ModuleOutlivesAContextItWasLoadedIn) {
+  REQUIRE_GPU();
+  const CudaDriver &api = cudaDriver();
+  auto ctxCreate = driverSymbol<decltype(&::cuCtxCreate)>("cuCtxCreate_v4");
+  auto ctxDestroy = driverSymbol<decltype(&::cuCtxDestroy)>("cuCtxDestroy_v2");
+  ASSERT_TRUE(ctxCreate && ctxDestroy);
+  std::string bytes = writeBundle(fillBundle());
+  auto module = Module::loadMemory(bytes.data(), bytes.size(), "fill.mgb");
+  const Kernel &fill = module->kernel("fill");
+  const uint32_t n = 4096;
+  auto fillAndRead = [&](float value) {
+    CUdeviceptr out;
+    EXPECT_EQ(api.cuMemAlloc(&out, n * 4), CUDA_SUCCESS);
+    fill.launch({Arg::tensor(out, DType::f32, {n}), Arg::scalar(DType::f32, value)}, nullptr);
+    std::vector<float> host(n);
+    EXPECT_EQ(api.cuMemcpyDtoH(host.data(), out, n * 4), CUDA_SUCCESS);
+    api.cuMemFree(out);
+    return host[0] == value && host[n - 1] == value;
+  };
+  CUdevice dev;
+  ASSERT_EQ(api.cuDeviceGet(&dev, 0), CUDA_SUCCESS);
+  CUcontext first = nullptr, second = nullptr, popped;
+  ASSERT_EQ(ctxCreate(&first, nullptr, 0, dev), CUDA_SUCCESS); // current now
+  EXPECT_TRUE(fillAndRead(1.5f));                             // loads the module into it
+  ASSERT_EQ(ctxDestroy(first), CUDA_SUCCESS);
+  ASSERT_EQ(ctxCreate(&second, nullptr, 0, dev), CUDA_SUCCESS);
+  EXPECT_TRUE(fillAndRead(2.5f)); // a context of its own, maybe at the old handle
+  api.cuCtxPopCurrent(&popped);
+  EXPECT_TRUE(fillAndRead(3.5f)); // the primary context
+  module.reset();                 // skips `first`, unloads from `second` and the primary
+  ASSERT_EQ(ctxDestroy(second), CUDA_SUCCESS);
+}
+
 // One module, many threads at once (docs/runtime.md, Threads): half of them
 // adopt the device's primary context (a new thread has none current) and
 // launch on the legacy stream; the others each create a context of their
@@ -234,8 +271,8 @@ TEST(Gpu, ThreadsShareAModule) {
     th.join();
   for (const std::string &f : failures)
     ADD_FAILURE() << f;
-  // The module first: it unloads itself from every context it was loaded in,
-  // which must still exist (docs/runtime.md, Threads).
+  // The module first, then the contexts (the other order has a test of its
+  // own: Gpu.ModuleOutlivesAContextItWasLoadedIn).
   module.reset();
   for (CUcontext ctx : created)
     if (ctx)
