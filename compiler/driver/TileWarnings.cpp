@@ -25,28 +25,54 @@ std::string kernelOrVariant(const std::string &symbol, const CompileResult &resu
   return "kernel '" + symbol + "'";
 }
 
-template <typename Fn> void forEachKernel(ModuleOp module, Fn fn) {
-  module->walk([&](func::FuncOp f) {
-    if (f->hasAttr(tile::attr::kKernel))
-      fn(f);
-  });
+// Warns where `est.widest` is made when it holds more than
+// kWideTileElementsPerThread elements per thread.
+void warnIfWide(const tile::RegisterEstimate &est, const std::string &who) {
+  if (est.widestElements <= kWideTileElementsPerThread)
+    return;
+  auto type = cast<RankedTensorType>(est.widest.getType());
+  std::string tile;
+  llvm::raw_string_ostream os(tile);
+  os << "[";
+  llvm::interleave(type.getShape(), os, ", ");
+  os << "] ";
+  // Spelled as in the language: a pointer tile's elements as *f32.
+  Type elem = type.getElementType();
+  if (auto ptr = dyn_cast<tile::PtrType>(elem))
+    os << "*" << ptr.getPointeeType();
+  else
+    os << elem;
+  // The source line, not a variant's NameLoc: the message names the variant.
+  Location loc = sourceLoc(est.widest.getLoc());
+  auto diag = mlir::emitWarning(loc)
+              << who << " holds " << est.widestElements << " elements per thread of this " << tile
+              << " tile, each compiled to instructions of its own: expect a long compile and "
+                 "large code";
+  diag.attachNote(loc) << tile::kHintPrefix << "take it in blocks of at most "
+                       << kWideTileElementsPerThread
+                       << " elements per thread, looping over them with range(), or give the "
+                          "kernel more warps";
 }
 
 } // namespace
 
-std::vector<std::function<void()>> registerCapWarnings(ModuleOp module,
-                                                       const CompileResult &result,
-                                                       TargetOutput &out, bool warn) {
-  std::vector<std::function<void()>> warnings;
-  forEachKernel(module, [&](func::FuncOp f) {
+std::vector<std::function<void()>> layoutWarnings(ModuleOp module, const CompileResult &result,
+                                                  TargetOutput &out, bool warn) {
+  std::vector<std::function<void()>> capWarnings;
+  module->walk([&](func::FuncOp f) {
+    if (!f->hasAttr(tile::attr::kKernel))
+      return;
     tile::RegisterEstimate est = tile::estimateRegisters(f);
     std::string symbol = f.getName().str();
     out.registerEstimate[symbol] = est.registers;
-    auto capAttr = f->getAttrOfType<IntegerAttr>(tile::attr::kMaxNReg);
-    int64_t cap = capAttr ? capAttr.getInt() : 255;
-    if (est.registers <= cap || !warn)
+    if (!warn)
       return;
     std::string who = kernelOrVariant(symbol, result);
+    warnIfWide(est, who);
+    auto capAttr = f->getAttrOfType<IntegerAttr>(tile::attr::kMaxNReg);
+    int64_t cap = capAttr ? capAttr.getInt() : 255;
+    if (est.registers <= cap)
+      return;
     // Locations, not ops: the lowering replaces the ops before the warning.
     Location loc = sourceLoc(f.getLoc());
     std::optional<Location> peak;
@@ -54,7 +80,7 @@ std::vector<std::function<void()>> registerCapWarnings(ModuleOp module,
       peak = sourceLoc(est.peak->getLoc());
     int64_t registers = est.registers, liveTiles = est.liveTiles;
     bool hasCap = bool(capAttr);
-    warnings.push_back([=, &out] {
+    capWarnings.push_back([=, &out] {
       auto spilled = out.resources.find(symbol);
       if (out.ptxasRan && spilled != out.resources.end() && spilled->second.spills() == 0)
         return;
@@ -69,38 +95,7 @@ std::vector<std::function<void()>> registerCapWarnings(ModuleOp module,
         diag.attachNote(*peak) << liveTiles << " tiles are live here";
     });
   });
-  return warnings;
-}
-
-void warnWideTiles(ModuleOp module, const CompileResult &result) {
-  forEachKernel(module, [&](func::FuncOp f) {
-    tile::WidestTile widest = tile::widestTile(f);
-    if (widest.elementsPerThread <= kWideTileElementsPerThread)
-      return;
-    auto type = cast<RankedTensorType>(widest.value.getType());
-    std::string tile;
-    llvm::raw_string_ostream os(tile);
-    os << "[";
-    llvm::interleave(type.getShape(), os, ", ");
-    os << "] ";
-    // Spelled as in the language: a pointer tile's elements as *f32.
-    Type elem = type.getElementType();
-    if (auto ptr = dyn_cast<tile::PtrType>(elem))
-      os << "*" << ptr.getPointeeType();
-    else
-      os << elem;
-    // The source line, not a variant's NameLoc: the message names the variant.
-    Location loc = sourceLoc(widest.value.getLoc());
-    auto diag = mlir::emitWarning(loc)
-                << kernelOrVariant(f.getName().str(), result) << " holds "
-                << widest.elementsPerThread << " elements per thread of this " << tile
-                << " tile, each compiled to instructions of its own: expect a long "
-                   "compile and large code";
-    diag.attachNote(loc) << tile::kHintPrefix << "take it in blocks of at most "
-                         << kWideTileElementsPerThread
-                         << " elements per thread, looping over them with range(), "
-                            "or give the kernel more warps";
-  });
+  return capWarnings;
 }
 
 } // namespace megac

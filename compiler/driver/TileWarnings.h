@@ -22,17 +22,15 @@ namespace megac {
 /// megac and ptxas take seconds.
 inline constexpr int64_t kWideTileElementsPerThread = 1024;
 
-/// Records each kernel's register estimate in `out` and returns one warning
-/// for each kernel or variant whose estimate passes its cap, to be called
-/// after ptxas (each stays silent if ptxas assembled its kernel without
-/// spills). `warn` false: record only (the layouts are the same for every
-/// target, so one target warns).
-std::vector<std::function<void()>> registerCapWarnings(mlir::ModuleOp module,
-                                                       const CompileResult &result,
-                                                       TargetOutput &out, bool warn);
-
-/// Warns, at its definition, about each kernel's or variant's widest tile when
-/// it holds more than kWideTileElementsPerThread elements a thread.
-void warnWideTiles(mlir::ModuleOp module, const CompileResult &result);
+/// Estimates each kernel's and variant's registers from its layouts and
+/// records them in `out`. With `warn` (one target: the layouts are the same
+/// for every target), warns at once, at its definition, about a widest tile
+/// of more than kWideTileElementsPerThread elements a thread, and returns one
+/// warning for each kernel or variant whose estimate passes its cap, to be
+/// called after ptxas (each stays silent if ptxas assembled its kernel
+/// without spills).
+std::vector<std::function<void()>> layoutWarnings(mlir::ModuleOp module,
+                                                  const CompileResult &result,
+                                                  TargetOutput &out, bool warn);
 
 } // namespace megac

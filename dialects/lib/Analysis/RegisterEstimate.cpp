@@ -44,9 +44,16 @@ public:
 
   RegisterEstimate run() {
     number(func.getBody());
+    RegisterEstimate est;
     func.walk([&](Operation *op) {
-      for (Value v : op->getResults())
+      for (Value v : op->getResults()) {
         addValue(v, op);
+        if (auto t = dyn_cast<RankedTensorType>(v.getType()))
+          if (int64_t n = registersOf(t); n > est.widestElements) {
+            est.widestElements = n;
+            est.widest = v;
+          }
+      }
       for (Region &region : op->getRegions())
         for (Block &block : region)
           for (BlockArgument arg : block.getArguments())
@@ -63,7 +70,6 @@ public:
       countDelta[iv.def] += 1;
       countDelta[end] -= 1;
     }
-    RegisterEstimate est;
     double live = 0, best = -1;
     int64_t tiles = 0;
     for (int64_t p = 0; p < counter; ++p) {
@@ -182,25 +188,6 @@ private:
 
 RegisterEstimate estimateRegisters(func::FuncOp func) {
   return Estimator(func).run();
-}
-
-WidestTile widestTile(func::FuncOp func) {
-  WidestTile widest;
-  DenseMap<Type, int64_t> perType; // few distinct types, many values
-  func.walk([&](Operation *op) {
-    for (Value v : op->getResults()) {
-      auto t = dyn_cast<RankedTensorType>(v.getType());
-      if (!t)
-        continue;
-      auto [it, fresh] = perType.try_emplace(t, 0);
-      if (fresh)
-        if (auto l = tileLayoutOf(t))
-          it->second = l->numRegisters({t.getShape().begin(), t.getShape().end()});
-      if (it->second > widest.elementsPerThread)
-        widest = {it->second, v};
-    }
-  });
-  return widest;
 }
 
 } // namespace mlir::tile

@@ -36,19 +36,15 @@ struct RegisterEstimate {
   int64_t registers = 0;       // the peak, rounded up
   Operation *peak = nullptr;   // where it is reached
   int64_t liveTiles = 0;       // how many tile values are live there
+  // The tile value with the most elements per thread, and how many. The
+  // lowering gives each element a thread holds instructions of its own, so
+  // this is how far the kernel's code is unrolled, whatever registers it
+  // needs. Null when the kernel has no tile with a layout.
+  Value widest;
+  int64_t widestElements = 0;
 };
 
 RegisterEstimate estimateRegisters(func::FuncOp func);
-
-/// The tile value with the most elements per thread. The lowering gives each
-/// element a thread holds instructions of its own, so this is how far the
-/// kernel's code is unrolled, whatever registers it needs.
-struct WidestTile {
-  int64_t elementsPerThread = 0;
-  Value value; // null when the kernel has no tile with a layout
-};
-
-WidestTile widestTile(func::FuncOp func);
 
 } // namespace mlir::tile
 
