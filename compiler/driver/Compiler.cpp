@@ -80,23 +80,27 @@ public:
           // under several variants' constants and warps.
           if (auto variant = dyn_cast<NameLoc>(d.getLocation()))
             msg = "in " + variant.getName().str() + ": " + msg;
+          // A note starting "hint: " is the hint; the others print as notes.
           std::string hint;
-          for (Diagnostic &note : d.getNotes())
-            if (StringRef(note.str()).starts_with(tile::kHintPrefix))
-              hint = note.str().substr(std::strlen(tile::kHintPrefix));
+          SmallVector<Diagnostic *> notes;
+          for (Diagnostic &note : d.getNotes()) {
+            std::string text = note.str();
+            if (StringRef(text).starts_with(tile::kHintPrefix))
+              hint = text.substr(std::strlen(tile::kHintPrefix));
+            else
+              notes.push_back(&note);
+          }
           if (d.getSeverity() == DiagnosticSeverity::Error)
             diags.error(range, msg, hint);
           else if (d.getSeverity() == DiagnosticSeverity::Warning)
             diags.warning(range, msg, hint);
           else
             diags.note(range, msg);
-          for (Diagnostic &note : d.getNotes()) {
-            if (StringRef(note.str()).starts_with(tile::kHintPrefix))
-              continue;
+          for (Diagnostic *note : notes) {
             fe::SourceRange at;
-            if (auto flc = dyn_cast<FileLineColLoc>(sourceLoc(note.getLocation())))
+            if (auto flc = dyn_cast<FileLineColLoc>(sourceLoc(note->getLocation())))
               at = locate(sm, flc);
-            diags.note(at, note.str());
+            diags.note(at, note->str());
           }
           return success();
         }) {}
@@ -326,13 +330,11 @@ CompileResult compile(const CompileOptions &options) {
     double passesMs = msSince(t0);
     if (options.keepIR)
       out.tileIR = print(*module);
-    // Registers the tiles need, from their layouts, before ptxas says (once:
-    // the layouts do not depend on the target).
-    bool firstTarget = target == targets.front();
+    // Registers the tiles need, from their layouts, before ptxas says, and
+    // the warnings they call for (once: the layouts do not depend on the
+    // target).
     std::vector<std::function<void()>> capWarnings =
-        registerCapWarnings(*module, result, out, firstTarget);
-    if (firstTarget)
-      warnWideTiles(*module, result);
+        layoutWarnings(*module, result, out, target == targets.front());
     if (options.layouts != CompileOptions::Layouts::None)
       out.layouts = describeLayouts(
           *module, out, options.layouts == CompileOptions::Layouts::Full);
