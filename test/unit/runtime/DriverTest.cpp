@@ -106,6 +106,19 @@ Bundle fillBundle() {
   return b;
 }
 
+// "" when the n floats at `out` all equal `want` (after the work before on
+// the current context's legacy stream), else what is wrong.
+std::string filledWith(const CudaDriver &api, CUdeviceptr out, uint32_t n, float want) {
+  std::vector<float> host(n);
+  if (api.cuMemcpyDtoH(host.data(), out, n * 4) != CUDA_SUCCESS)
+    return "cannot read the result back";
+  for (uint32_t i = 0; i < n; ++i)
+    if (host[i] != want)
+      return "element " + std::to_string(i) + " is " + std::to_string(host[i]) + ", not " +
+             std::to_string(want);
+  return "";
+}
+
 TEST(Gpu, LaunchesAKernelFromMemory) {
   REQUIRE_GPU();
   std::string bytes = writeBundle(fillBundle());
@@ -119,11 +132,8 @@ TEST(Gpu, LaunchesAKernelFromMemory) {
   module->kernel("fill").launch(
       {Arg::tensor(out, DType::f32, {n}), Arg::scalar(DType::f32, 2.5)},
       nullptr);
-  std::vector<float> host(n);
-  ASSERT_EQ(api.cuMemcpyDtoH(host.data(), out, n * 4), CUDA_SUCCESS);
+  EXPECT_EQ(filledWith(api, out, n, 2.5f), "");
   api.cuMemFree(out);
-  for (uint32_t i = 0; i < n; ++i)
-    ASSERT_EQ(host[i], 2.5f) << i;
 }
 
 TEST(Gpu, LaunchErrorsNameTheKernel) {
@@ -166,22 +176,21 @@ TEST(Gpu, ModuleOutlivesAContextItWasLoadedIn) {
     CUdeviceptr out;
     EXPECT_EQ(api.cuMemAlloc(&out, n * 4), CUDA_SUCCESS);
     fill.launch({Arg::tensor(out, DType::f32, {n}), Arg::scalar(DType::f32, value)}, nullptr);
-    std::vector<float> host(n);
-    EXPECT_EQ(api.cuMemcpyDtoH(host.data(), out, n * 4), CUDA_SUCCESS);
+    std::string wrong = filledWith(api, out, n, value);
     api.cuMemFree(out);
-    return host[0] == value && host[n - 1] == value;
+    return wrong;
   };
   CUdevice dev;
   ASSERT_EQ(api.cuDeviceGet(&dev, 0), CUDA_SUCCESS);
   CUcontext first = nullptr, second = nullptr, popped;
   ASSERT_EQ(ctxCreate(&first, nullptr, 0, dev), CUDA_SUCCESS); // current now
-  EXPECT_TRUE(fillAndRead(1.5f));                             // loads the module into it
+  EXPECT_EQ(fillAndRead(1.5f), "");                           // loads the module into it
   ASSERT_EQ(ctxDestroy(first), CUDA_SUCCESS);
   ASSERT_EQ(ctxCreate(&second, nullptr, 0, dev), CUDA_SUCCESS);
-  EXPECT_TRUE(fillAndRead(2.5f)); // a context of its own, maybe at the old handle
+  EXPECT_EQ(fillAndRead(2.5f), ""); // a context of its own, maybe at the old handle
   api.cuCtxPopCurrent(&popped);
-  EXPECT_TRUE(fillAndRead(3.5f)); // the primary context
-  module.reset();                 // skips `first`, unloads from `second` and the primary
+  EXPECT_EQ(fillAndRead(3.5f), ""); // the primary context
+  module.reset();                   // skips `first`, unloads from `second` and the primary
   ASSERT_EQ(ctxDestroy(second), CUDA_SUCCESS);
 }
 
@@ -242,19 +251,15 @@ TEST(Gpu, ThreadsShareAModule) {
       CUdeviceptr out = 0;
       if (api.cuMemAlloc(&out, n * 4) != CUDA_SUCCESS)
         return fail(t, "cannot allocate");
-      std::vector<float> host(n);
       for (int i = 0; i < kLaunches; ++i)
         fill.launch({Arg::tensor(out, DType::f32, {n}), Arg::scalar(DType::f32, float(t * 1000 + i))},
                     stream);
-      if (api.cuStreamSynchronize(stream) != CUDA_SUCCESS ||
-          api.cuMemcpyDtoH(host.data(), out, n * 4) != CUDA_SUCCESS)
-        return fail(t, "cannot read the result back");
+      if (api.cuStreamSynchronize(stream) != CUDA_SUCCESS)
+        return fail(t, "cannot synchronize the stream");
+      std::string wrong = filledWith(api, out, n, float(t * 1000 + kLaunches - 1));
       api.cuMemFree(out);
-      float want = float(t * 1000 + kLaunches - 1);
-      for (uint32_t i = 0; i < n; ++i)
-        if (host[i] != want)
-          return fail(t, "element " + std::to_string(i) + " is " + std::to_string(host[i]) +
-                             ", not " + std::to_string(want));
+      if (!wrong.empty())
+        return fail(t, wrong);
     } catch (const std::exception &e) {
       fail(t, e.what());
     }
