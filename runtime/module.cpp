@@ -20,10 +20,11 @@ constexpr int kMaxContexts = 64;
 
 /// What a module holds in one CUDA context.
 struct ContextEntry {
+  // The context's process-unique id, 0 while the entry is being filled.
+  // Launches find their entry by it: the driver reuses a destroyed context's
+  // handle for a new context, never its id.
+  std::atomic<unsigned long long> contextId{0};
   CUcontext context = nullptr;
-  // The context's process-unique id: a destroyed context's handle may be
-  // reused by a new one, its id never is.
-  unsigned long long contextId = 0;
   CUmodule module = nullptr;
   int64_t sms = 0;
   std::string image;
@@ -33,8 +34,10 @@ struct ContextEntry {
 struct Module::State {
   CUdevice device = 0;
   CUcontext primary = nullptr;
-  // Entries are appended under `mutex` and never removed before the module
-  // dies, so launches read them without a lock once `count` covers them.
+  // Entries are filled under `mutex` and published by their id (and `count`),
+  // so launches read them without a lock. A live context's entry is never
+  // changed; a destroyed context's may be refilled for a new one when all
+  // are taken (no launch can find it: its id belongs to no live context).
   std::array<ContextEntry, kMaxContexts> entries;
   std::atomic<int> count{0};
   std::mutex mutex;
@@ -64,6 +67,14 @@ int attribute(const CudaDriver &api, CUdevice_attribute attr, CUdevice dev,
   checkCuda(api.cuDeviceGetAttribute(&value, attr, dev), "cuDeviceGetAttribute",
             subject);
   return value;
+}
+
+/// Whether the context an entry was filled for still lives. The driver
+/// answers for a destroyed context's handle with an error, or with the id
+/// of the newer context it gave the handle to.
+bool contextLives(const CudaDriver &api, const ContextEntry &e) {
+  unsigned long long id = 0;
+  return api.cuCtxGetId(e.context, &id) == CUDA_SUCCESS && id == e.contextId.load();
 }
 
 } // namespace
@@ -129,8 +140,7 @@ Module::~Module() {
   // (dangling, or another context's by now) is not touched.
   for (int i = 0; i < state_->count.load(); ++i) {
     ContextEntry &e = state_->entries[size_t(i)];
-    unsigned long long id = 0;
-    if (api.cuCtxGetId(e.context, &id) != CUDA_SUCCESS || id != e.contextId)
+    if (!contextLives(api, e))
       continue;
     if (api.cuCtxPushCurrent(e.context) == CUDA_SUCCESS) {
       api.cuModuleUnload(e.module);
@@ -153,31 +163,57 @@ const Kernel &Module::kernel(std::string_view name) const {
               std::string(name) + "' (kernels: " + names + ")");
 }
 
+const ContextEntry *Module::findEntry(unsigned long long contextId) const {
+  const State &s = *state_;
+  int n = s.count.load(std::memory_order_acquire);
+  for (int i = 0; i < n; ++i)
+    if (s.entries[size_t(i)].contextId.load(std::memory_order_acquire) == contextId)
+      return &s.entries[size_t(i)];
+  return nullptr;
+}
+
+const ContextEntry &Module::entryForCurrent(std::string_view who) const {
+  const CudaDriver &api = cudaDriver();
+  CUcontext ctx = nullptr;
+  checkCuda(api.cuCtxGetCurrent(&ctx), "cuCtxGetCurrent", who);
+  if (!ctx) {
+    // As the CUDA runtime does: a thread without a context uses the device's
+    // primary context.
+    ctx = state_->primary;
+    checkCuda(api.cuCtxSetCurrent(ctx), "cuCtxSetCurrent", who);
+  }
+  return entryFor(ctx);
+}
+
 const ContextEntry &Module::entryFor(void *ctxHandle) const {
   auto ctx = static_cast<CUcontext>(ctxHandle);
   State &s = *state_;
-  int n = s.count.load(std::memory_order_acquire);
-  for (int i = 0; i < n; ++i)
-    if (s.entries[size_t(i)].context == ctx)
-      return s.entries[size_t(i)];
+  const CudaDriver &api = cudaDriver();
+  std::string subject = "module '" + manifest().module + "'";
+  unsigned long long id = 0;
+  checkCuda(api.cuCtxGetId(ctx, &id), "cuCtxGetId", subject);
+  if (const ContextEntry *e = findEntry(id))
+    return *e;
 
   std::lock_guard<std::mutex> lock(s.mutex);
-  n = s.count.load(std::memory_order_relaxed);
-  for (int i = 0; i < n; ++i)
-    if (s.entries[size_t(i)].context == ctx)
-      return s.entries[size_t(i)];
-  std::string subject = "module '" + manifest().module + "'";
-  if (n == kMaxContexts)
+  if (const ContextEntry *e = findEntry(id))
+    return *e;
+  int n = s.count.load(std::memory_order_relaxed);
+  ContextEntry *slot = n < kMaxContexts ? &s.entries[size_t(n)] : nullptr;
+  for (int i = 0; !slot && i < n; ++i)
+    if (!contextLives(api, s.entries[size_t(i)]))
+      slot = &s.entries[size_t(i)];
+  if (!slot)
     throw DriverError("megac: " + subject + ": loaded in " +
                       std::to_string(kMaxContexts) +
-                      " contexts already; no more are supported");
+                      " live contexts already; no more are supported");
 
-  const CudaDriver &api = cudaDriver();
   ContextScope scope(api, ctx, subject);
-  ContextEntry &e = s.entries[size_t(n)];
-  e = ContextEntry();
+  ContextEntry &e = *slot;
+  e.contextId.store(0, std::memory_order_relaxed);
   e.context = ctx;
-  checkCuda(api.cuCtxGetId(ctx, &e.contextId), "cuCtxGetId", subject);
+  e.module = nullptr;
+  e.functions.clear();
   CUdevice dev;
   checkCuda(api.cuCtxGetDevice(&dev), "cuCtxGetDevice", subject);
   int major = attribute(api, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev,
@@ -216,7 +252,9 @@ const ContextEntry &Module::entryFor(void *ctxHandle) const {
       e.functions.push_back(fn);
     }
   }
-  s.count.store(n + 1, std::memory_order_release);
+  e.contextId.store(id, std::memory_order_release);
+  if (slot == &s.entries[size_t(n)])
+    s.count.store(n + 1, std::memory_order_release);
   return e;
 }
 
@@ -231,21 +269,14 @@ std::string Module::loadedImage() const {
 void Kernel::launch(const Arg *args, size_t count, void *stream,
                     const Grid *grid) const {
   const CudaDriver &api = cudaDriver();
-  CUcontext ctx = nullptr;
-  // The kernel's name is formatted only on failure: the launch path must not
+  // One driver call finds the current context's entry by its id; the first
+  // launch in a context, or from a thread with none, takes the slow path.
+  // The kernel's name is formatted only there: the launch path must not
   // allocate.
-  CUresult r = api.cuCtxGetCurrent(&ctx);
-  if (r != CUDA_SUCCESS)
-    throwCudaError(r, "cuCtxGetCurrent", "kernel '" + name() + "'");
-  if (!ctx) {
-    // As the CUDA runtime does: a thread without a context uses the device's
-    // primary context.
-    ctx = module_->state_->primary;
-    r = api.cuCtxSetCurrent(ctx);
-    if (r != CUDA_SUCCESS)
-      throwCudaError(r, "cuCtxSetCurrent", "kernel '" + name() + "'");
-  }
-  const ContextEntry &e = module_->entryFor(ctx);
+  unsigned long long ctxId = 0;
+  const ContextEntry *found =
+      api.cuCtxGetId(nullptr, &ctxId) == CUDA_SUCCESS ? module_->findEntry(ctxId) : nullptr;
+  const ContextEntry &e = found ? *found : module_->entryForCurrent("kernel '" + name() + "'");
   LaunchConfig c;
   // `early` in a variant's condition: whether this module launches
   // early-launch variants early (a variant may be chosen for that).
@@ -254,6 +285,7 @@ void Kernel::launch(const Arg *args, size_t count, void *stream,
     return;
   CUfunction fn = e.functions[firstFunction_ + size_t(c.variant)];
   bool early = launchesEarly(signature_.info(), size_t(c.variant)) && module_->options_.earlyLaunch;
+  CUresult r;
   if (early) {
     // Programmatic stream serialization: the launch may begin once the prior
     // kernel on the stream has passed its griddepcontrol.launch_dependents

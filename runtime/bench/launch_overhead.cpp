@@ -223,7 +223,7 @@ int run(int argc, char **argv) {
     sync();
   }
 
-  std::vector<double> megacUs, rawUs, diffUs, checkUs, ctxUs;
+  std::vector<double> megacUs, rawUs, diffUs, checkUs, ctxUs, ctxIdUs;
   for (long b = 0; b < batches; ++b) {
     double m = megacBatch();
     sync();
@@ -245,6 +245,11 @@ int run(int argc, char **argv) {
     for (long i = 0; i < batch; ++i)
       api.cuCtxGetCurrent(&ctx);
     ctxUs.push_back(1e6 * secondsSince(t0) / double(batch));
+    unsigned long long id = 0;
+    t0 = std::chrono::steady_clock::now();
+    for (long i = 0; i < batch; ++i)
+      api.cuCtxGetId(ctx, &id);
+    ctxIdUs.push_back(1e6 * secondsSince(t0) / double(batch));
   }
   sync();
 
@@ -253,15 +258,16 @@ int run(int argc, char **argv) {
               "\"raw_kernel\": \"%s\", \"batches\": %ld, \"batch\": %ld, "
               "\"us_per_launch\": %.4f, \"us_per_raw_cuLaunchKernel\": %.4f, "
               "\"us_megac_overhead\": %.4f, \"us_per_arg_check\": %.4f, "
-              "\"us_per_cuCtxGetCurrent\": %.4f, \"under_1us\": %s, "
-              "%s, %s, %s, %s, %s}\n",
+              "\"us_per_cuCtxGetCurrent\": %.4f, \"us_per_cuCtxGetId\": %.4f, "
+              "\"under_1us\": %s, %s, %s, %s, %s, %s, %s}\n",
               source.c_str(), kernelName.c_str(), module->loadedImage().c_str(),
               sameKernel ? "same" : "embedded empty kernel", batches, batch,
               sm.median, sr.median, sd.median, stats(checkUs).median,
-              stats(ctxUs).median, sm.median < 1.0 ? "true" : "false",
+              stats(ctxUs).median, stats(ctxIdUs).median, sm.median < 1.0 ? "true" : "false",
               json("launch", sm).c_str(), json("raw", sr).c_str(),
               json("overhead", sd).c_str(), json("arg_check", stats(checkUs)).c_str(),
-              json("cuCtxGetCurrent", stats(ctxUs)).c_str());
+              json("cuCtxGetCurrent", stats(ctxUs)).c_str(),
+              json("cuCtxGetId", stats(ctxIdUs)).c_str());
   api.cuModuleUnload(raw);
   for (CUdeviceptr p : buffers)
     api.cuMemFree(p);

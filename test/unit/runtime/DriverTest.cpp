@@ -15,6 +15,7 @@
 #include <dlfcn.h>
 
 #include <atomic>
+#include <cstdio>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -192,6 +193,87 @@ TEST(Gpu, ModuleOutlivesAContextItWasLoadedIn) {
   EXPECT_EQ(fillAndRead(3.5f), ""); // the primary context
   module.reset();                   // skips `first`, unloads from `second` and the primary
   ASSERT_EQ(ctxDestroy(second), CUDA_SUCCESS);
+}
+
+// The driver may give a new context the handle of one destroyed before it.
+// A module loaded in the old context must then load itself into the new one
+// rather than launch the old context's function (unloaded with it). Contexts
+// are created and destroyed until the driver reuses a handle; each one the
+// module was loaded in is launched in and checked.
+TEST(Gpu, ContextHandleReusedByANewContext) {
+  REQUIRE_GPU();
+  const CudaDriver &api = cudaDriver();
+  auto ctxCreate = driverSymbol<decltype(&::cuCtxCreate)>("cuCtxCreate_v4");
+  auto ctxDestroy = driverSymbol<decltype(&::cuCtxDestroy)>("cuCtxDestroy_v2");
+  ASSERT_TRUE(ctxCreate && ctxDestroy);
+  std::string bytes = writeBundle(fillBundle());
+  auto module = Module::loadMemory(bytes.data(), bytes.size(), "fill.mgb");
+  const Kernel &fill = module->kernel("fill");
+  const uint32_t n = 4096;
+  auto fillAndRead = [&](float value) {
+    CUdeviceptr out;
+    if (api.cuMemAlloc(&out, n * 4) != CUDA_SUCCESS)
+      return std::string("cannot allocate");
+    std::string wrong;
+    try {
+      fill.launch({Arg::tensor(out, DType::f32, {n}), Arg::scalar(DType::f32, value)}, nullptr);
+      wrong = filledWith(api, out, n, value);
+    } catch (const std::exception &e) {
+      wrong = e.what();
+    }
+    api.cuMemFree(out);
+    return wrong;
+  };
+  CUdevice dev;
+  ASSERT_EQ(api.cuDeviceGet(&dev, 0), CUDA_SUCCESS);
+  int reused = 0, attempts = 0;
+  for (; attempts < 50 && reused < 3; ++attempts) {
+    CUcontext old = nullptr, fresh = nullptr;
+    ASSERT_EQ(ctxCreate(&old, nullptr, 0, dev), CUDA_SUCCESS); // current now
+    ASSERT_EQ(fillAndRead(float(attempts)), "") << "attempt " << attempts;
+    ASSERT_EQ(ctxDestroy(old), CUDA_SUCCESS);
+    ASSERT_EQ(ctxCreate(&fresh, nullptr, 0, dev), CUDA_SUCCESS);
+    if (fresh == old) {
+      ++reused;
+      EXPECT_EQ(fillAndRead(1000.0f + float(attempts)), "") << "attempt " << attempts;
+    }
+    ASSERT_EQ(ctxDestroy(fresh), CUDA_SUCCESS);
+  }
+  std::printf("[ reuse    ] the driver reused a destroyed context's handle %d times in %d\n",
+              reused, attempts);
+  if (reused == 0)
+    GTEST_SKIP() << "the driver reused no context handle in " << attempts << " tries";
+}
+
+// A module serves up to 64 live contexts; a destroyed context's entry is
+// given to a new one. Seventy contexts, one after the other, each launched
+// in and checked, then destroyed.
+TEST(Gpu, ContextsComeAndGoPastTheModulesEntries) {
+  REQUIRE_GPU();
+  const CudaDriver &api = cudaDriver();
+  auto ctxCreate = driverSymbol<decltype(&::cuCtxCreate)>("cuCtxCreate_v4");
+  auto ctxDestroy = driverSymbol<decltype(&::cuCtxDestroy)>("cuCtxDestroy_v2");
+  ASSERT_TRUE(ctxCreate && ctxDestroy);
+  std::string bytes = writeBundle(fillBundle());
+  auto module = Module::loadMemory(bytes.data(), bytes.size(), "fill.mgb");
+  const Kernel &fill = module->kernel("fill");
+  const uint32_t n = 256;
+  CUdevice dev;
+  ASSERT_EQ(api.cuDeviceGet(&dev, 0), CUDA_SUCCESS);
+  for (int i = 0; i < 70; ++i) {
+    CUcontext ctx = nullptr;
+    ASSERT_EQ(ctxCreate(&ctx, nullptr, 0, dev), CUDA_SUCCESS);
+    CUdeviceptr out;
+    ASSERT_EQ(api.cuMemAlloc(&out, n * 4), CUDA_SUCCESS);
+    try {
+      fill.launch({Arg::tensor(out, DType::f32, {n}), Arg::scalar(DType::f32, float(i))}, nullptr);
+      EXPECT_EQ(filledWith(api, out, n, float(i)), "") << "context " << i;
+    } catch (const std::exception &e) {
+      ADD_FAILURE() << "context " << i << ": " << e.what();
+    }
+    api.cuMemFree(out);
+    ASSERT_EQ(ctxDestroy(ctx), CUDA_SUCCESS);
+  }
 }
 
 // One module, many threads at once (docs/runtime.md, Threads): half of them

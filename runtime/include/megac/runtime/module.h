@@ -98,6 +98,11 @@ private:
   friend class Kernel;
   /// The module as loaded in `context` (a CUcontext), loading it on first use.
   const ContextEntry &entryFor(void *context) const;
+  /// The same for the current context; a thread without one adopts the
+  /// primary context. `who` names the caller in errors.
+  const ContextEntry &entryForCurrent(std::string_view who) const;
+  /// The entry of the context with this id (cuCtxGetId), if loaded there.
+  const ContextEntry *findEntry(unsigned long long contextId) const;
 
   Bundle bundle_;
   std::string source_;
