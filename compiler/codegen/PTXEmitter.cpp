@@ -1,6 +1,7 @@
 #include "PTXEmitter.h"
 #include "LibdeviceInHouse.h"
 #include "PassSkips.h"
+#include "PassTimes.h"
 #include "PtxClone.h"
 #include "SlsrGate.h"
 #include "ValueMajorOrder.h"
@@ -275,6 +276,7 @@ LogicalResult optimizeAndEmit(llvm::Module &module, llvm::TargetMachine &machine
   PassSkips optSkips("opt", skipKeys);
   llvm::PassInstrumentationCallbacks pic;
   optSkips.registerOn(pic);
+  PassTimes passTimes(pic); // both pipelines, printed on return
   llvm::PassBuilder pb(&machine, llvm::PipelineTuningOptions(), std::nullopt, &pic);
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);
