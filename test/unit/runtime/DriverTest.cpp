@@ -159,61 +159,30 @@ template <typename Fn> Fn driverSymbol(const char *name) {
   return lib ? reinterpret_cast<Fn>(dlsym(lib, name)) : nullptr;
 }
 
-// A context destroyed before a module loaded in it: the module must not
-// touch it when it dies (its handle dangles, or names a newer context, which
-// this test creates on purpose in case the driver reuses the handle), and
-// the module still launches in the contexts that live.
-TEST(Gpu, ModuleOutlivesAContextItWasLoadedIn) {
-  REQUIRE_GPU();
+// What the context tests share: the fill module, loaded, and the driver's
+// context calls the runtime does not make (under the names cuda.h maps them
+// to, as the runtime's table does).
+struct FillModule {
   const CudaDriver &api = cudaDriver();
-  auto ctxCreate = driverSymbol<decltype(&::cuCtxCreate)>("cuCtxCreate_v4");
-  auto ctxDestroy = driverSymbol<decltype(&::cuCtxDestroy)>("cuCtxDestroy_v2");
-  ASSERT_TRUE(ctxCreate && ctxDestroy);
+  decltype(&::cuCtxCreate) ctxCreate = driverSymbol<decltype(&::cuCtxCreate)>("cuCtxCreate_v4");
+  decltype(&::cuCtxDestroy) ctxDestroy =
+      driverSymbol<decltype(&::cuCtxDestroy)>("cuCtxDestroy_v2");
   std::string bytes = writeBundle(fillBundle());
-  auto module = Module::loadMemory(bytes.data(), bytes.size(), "fill.mgb");
+  std::shared_ptr<Module> module = Module::loadMemory(bytes.data(), bytes.size(), "fill.mgb");
   const Kernel &fill = module->kernel("fill");
-  const uint32_t n = 4096;
-  auto fillAndRead = [&](float value) {
-    CUdeviceptr out;
-    EXPECT_EQ(api.cuMemAlloc(&out, n * 4), CUDA_SUCCESS);
-    fill.launch({Arg::tensor(out, DType::f32, {n}), Arg::scalar(DType::f32, value)}, nullptr);
-    std::string wrong = filledWith(api, out, n, value);
-    api.cuMemFree(out);
-    return wrong;
-  };
-  CUdevice dev;
-  ASSERT_EQ(api.cuDeviceGet(&dev, 0), CUDA_SUCCESS);
-  CUcontext first = nullptr, second = nullptr, popped;
-  ASSERT_EQ(ctxCreate(&first, nullptr, 0, dev), CUDA_SUCCESS); // current now
-  EXPECT_EQ(fillAndRead(1.5f), "");                           // loads the module into it
-  ASSERT_EQ(ctxDestroy(first), CUDA_SUCCESS);
-  ASSERT_EQ(ctxCreate(&second, nullptr, 0, dev), CUDA_SUCCESS);
-  EXPECT_EQ(fillAndRead(2.5f), ""); // a context of its own, maybe at the old handle
-  api.cuCtxPopCurrent(&popped);
-  EXPECT_EQ(fillAndRead(3.5f), ""); // the primary context
-  module.reset();                   // skips `first`, unloads from `second` and the primary
-  ASSERT_EQ(ctxDestroy(second), CUDA_SUCCESS);
-}
+  CUdevice dev = 0;
 
-// The driver may give a new context the handle of one destroyed before it.
-// A module loaded in the old context must then load itself into the new one
-// rather than launch the old context's function (unloaded with it). Contexts
-// are created and destroyed until the driver reuses a handle; each one the
-// module was loaded in is launched in and checked.
-TEST(Gpu, ContextHandleReusedByANewContext) {
-  REQUIRE_GPU();
-  const CudaDriver &api = cudaDriver();
-  auto ctxCreate = driverSymbol<decltype(&::cuCtxCreate)>("cuCtxCreate_v4");
-  auto ctxDestroy = driverSymbol<decltype(&::cuCtxDestroy)>("cuCtxDestroy_v2");
-  ASSERT_TRUE(ctxCreate && ctxDestroy);
-  std::string bytes = writeBundle(fillBundle());
-  auto module = Module::loadMemory(bytes.data(), bytes.size(), "fill.mgb");
-  const Kernel &fill = module->kernel("fill");
-  const uint32_t n = 4096;
-  auto fillAndRead = [&](float value) {
+  // Whether the driver has the context calls, and device 0 (into `dev`).
+  bool ready() {
+    return ctxCreate && ctxDestroy && api.cuDeviceGet(&dev, 0) == CUDA_SUCCESS;
+  }
+
+  // Fills n floats with `value` in the current context and reads them back:
+  // "" when every one is right, else what is wrong (a launch's error too).
+  std::string fillAndRead(uint32_t n, float value) const {
     CUdeviceptr out;
     if (api.cuMemAlloc(&out, n * 4) != CUDA_SUCCESS)
-      return std::string("cannot allocate");
+      return "cannot allocate";
     std::string wrong;
     try {
       fill.launch({Arg::tensor(out, DType::f32, {n}), Arg::scalar(DType::f32, value)}, nullptr);
@@ -223,21 +192,52 @@ TEST(Gpu, ContextHandleReusedByANewContext) {
     }
     api.cuMemFree(out);
     return wrong;
-  };
-  CUdevice dev;
-  ASSERT_EQ(api.cuDeviceGet(&dev, 0), CUDA_SUCCESS);
+  }
+};
+
+// A context destroyed before a module loaded in it: the module must not
+// touch it when it dies (its handle dangles, or names a newer context, which
+// this test creates on purpose in case the driver reuses the handle), and
+// the module still launches in the contexts that live.
+TEST(Gpu, ModuleOutlivesAContextItWasLoadedIn) {
+  REQUIRE_GPU();
+  FillModule m;
+  ASSERT_TRUE(m.ready());
+  auto fillAndRead = [&](float value) { return m.fillAndRead(4096, value); };
+  CUcontext first = nullptr, second = nullptr, popped;
+  ASSERT_EQ(m.ctxCreate(&first, nullptr, 0, m.dev), CUDA_SUCCESS); // current now
+  EXPECT_EQ(fillAndRead(1.5f), "");                             // loads the module into it
+  ASSERT_EQ(m.ctxDestroy(first), CUDA_SUCCESS);
+  ASSERT_EQ(m.ctxCreate(&second, nullptr, 0, m.dev), CUDA_SUCCESS);
+  EXPECT_EQ(fillAndRead(2.5f), ""); // a context of its own, maybe at the old handle
+  m.api.cuCtxPopCurrent(&popped);
+  EXPECT_EQ(fillAndRead(3.5f), ""); // the primary context
+  m.module.reset();                 // skips `first`, unloads from `second` and the primary
+  ASSERT_EQ(m.ctxDestroy(second), CUDA_SUCCESS);
+}
+
+// The driver may give a new context the handle of one destroyed before it.
+// A module loaded in the old context must then load itself into the new one
+// rather than launch the old context's function (unloaded with it). Contexts
+// are created and destroyed until the driver reuses a handle; each one the
+// module was loaded in is launched in and checked.
+TEST(Gpu, ContextHandleReusedByANewContext) {
+  REQUIRE_GPU();
+  FillModule m;
+  ASSERT_TRUE(m.ready());
+  auto fillAndRead = [&](float value) { return m.fillAndRead(4096, value); };
   int reused = 0, attempts = 0;
   for (; attempts < 50 && reused < 3; ++attempts) {
     CUcontext old = nullptr, fresh = nullptr;
-    ASSERT_EQ(ctxCreate(&old, nullptr, 0, dev), CUDA_SUCCESS); // current now
+    ASSERT_EQ(m.ctxCreate(&old, nullptr, 0, m.dev), CUDA_SUCCESS); // current now
     ASSERT_EQ(fillAndRead(float(attempts)), "") << "attempt " << attempts;
-    ASSERT_EQ(ctxDestroy(old), CUDA_SUCCESS);
-    ASSERT_EQ(ctxCreate(&fresh, nullptr, 0, dev), CUDA_SUCCESS);
+    ASSERT_EQ(m.ctxDestroy(old), CUDA_SUCCESS);
+    ASSERT_EQ(m.ctxCreate(&fresh, nullptr, 0, m.dev), CUDA_SUCCESS);
     if (fresh == old) {
       ++reused;
       EXPECT_EQ(fillAndRead(1000.0f + float(attempts)), "") << "attempt " << attempts;
     }
-    ASSERT_EQ(ctxDestroy(fresh), CUDA_SUCCESS);
+    ASSERT_EQ(m.ctxDestroy(fresh), CUDA_SUCCESS);
   }
   std::printf("[ reuse    ] the driver reused a destroyed context's handle %d times in %d\n",
               reused, attempts);
@@ -250,29 +250,13 @@ TEST(Gpu, ContextHandleReusedByANewContext) {
 // in and checked, then destroyed.
 TEST(Gpu, ContextsComeAndGoPastTheModulesEntries) {
   REQUIRE_GPU();
-  const CudaDriver &api = cudaDriver();
-  auto ctxCreate = driverSymbol<decltype(&::cuCtxCreate)>("cuCtxCreate_v4");
-  auto ctxDestroy = driverSymbol<decltype(&::cuCtxDestroy)>("cuCtxDestroy_v2");
-  ASSERT_TRUE(ctxCreate && ctxDestroy);
-  std::string bytes = writeBundle(fillBundle());
-  auto module = Module::loadMemory(bytes.data(), bytes.size(), "fill.mgb");
-  const Kernel &fill = module->kernel("fill");
-  const uint32_t n = 256;
-  CUdevice dev;
-  ASSERT_EQ(api.cuDeviceGet(&dev, 0), CUDA_SUCCESS);
+  FillModule m;
+  ASSERT_TRUE(m.ready());
   for (int i = 0; i < 70; ++i) {
     CUcontext ctx = nullptr;
-    ASSERT_EQ(ctxCreate(&ctx, nullptr, 0, dev), CUDA_SUCCESS);
-    CUdeviceptr out;
-    ASSERT_EQ(api.cuMemAlloc(&out, n * 4), CUDA_SUCCESS);
-    try {
-      fill.launch({Arg::tensor(out, DType::f32, {n}), Arg::scalar(DType::f32, float(i))}, nullptr);
-      EXPECT_EQ(filledWith(api, out, n, float(i)), "") << "context " << i;
-    } catch (const std::exception &e) {
-      ADD_FAILURE() << "context " << i << ": " << e.what();
-    }
-    api.cuMemFree(out);
-    ASSERT_EQ(ctxDestroy(ctx), CUDA_SUCCESS);
+    ASSERT_EQ(m.ctxCreate(&ctx, nullptr, 0, m.dev), CUDA_SUCCESS);
+    EXPECT_EQ(m.fillAndRead(256, float(i)), "") << "context " << i;
+    ASSERT_EQ(m.ctxDestroy(ctx), CUDA_SUCCESS);
   }
 }
 
@@ -284,15 +268,11 @@ TEST(Gpu, ContextsComeAndGoPastTheModulesEntries) {
 // its own 200 times with values of its own, then checks the last.
 TEST(Gpu, ThreadsShareAModule) {
   REQUIRE_GPU();
-  const CudaDriver &api = cudaDriver();
-  // Under the names cuda.h maps them to, as the runtime's table does.
-  auto ctxCreate = driverSymbol<decltype(&::cuCtxCreate)>("cuCtxCreate_v4");
-  auto ctxDestroy = driverSymbol<decltype(&::cuCtxDestroy)>("cuCtxDestroy_v2");
+  FillModule m;
+  const CudaDriver &api = m.api;
+  const Kernel &fill = m.fill;
   auto streamCreate = driverSymbol<decltype(&::cuStreamCreate)>("cuStreamCreate");
-  ASSERT_TRUE(ctxCreate && ctxDestroy && streamCreate);
-  std::string bytes = writeBundle(fillBundle());
-  auto module = Module::loadMemory(bytes.data(), bytes.size(), "fill.mgb");
-  const Kernel &fill = module->kernel("fill");
+  ASSERT_TRUE(m.ctxCreate && m.ctxDestroy && streamCreate);
 
   constexpr int kThreads = 8, kLaunches = 200;
   const uint32_t n = 1 << 16;
@@ -311,7 +291,7 @@ TEST(Gpu, ThreadsShareAModule) {
     if (ownContext) {
       CUdevice dev;
       readyToLaunch = api.cuDeviceGet(&dev, 0) == CUDA_SUCCESS &&
-                        ctxCreate(&own, nullptr, 0, dev) == CUDA_SUCCESS &&
+                        m.ctxCreate(&own, nullptr, 0, dev) == CUDA_SUCCESS &&
                         streamCreate(&stream, CU_STREAM_NON_BLOCKING) == CUDA_SUCCESS;
     }
     // Every thread launches at once, the first launches of the new contexts
@@ -360,10 +340,10 @@ TEST(Gpu, ThreadsShareAModule) {
     ADD_FAILURE() << f;
   // The module first, then the contexts (the other order has a test of its
   // own: Gpu.ModuleOutlivesAContextItWasLoadedIn).
-  module.reset();
+  m.module.reset();
   for (CUcontext ctx : created)
     if (ctx)
-      ctxDestroy(ctx); // its stream with it
+      m.ctxDestroy(ctx); // its stream with it
 }
 
 } // namespace
