@@ -15,6 +15,11 @@
 //   mode 9: mode 7 with one prefetch a warp for the lines all its lanes share (v, a, b).
 //   mode 10: mode 1 with its one read made before the wait too (ld.global.cg, into the L2 only; the value dropped).
 //   mode 11: mode 5 with its five reads made before the wait too, as mode 10.
+//   mode 12: mode 2 with q, k, v, a and b side by side in one allocation (as the model's q, k and v are views of
+//            one projection's output) instead of five.
+//   mode 13: mode 5 with its five inputs in one allocation, as mode 12.
+//   mode 14: mode 2 reading only q and k.  mode 15: mode 2 reading only v, a and b.
+//   mode 16: mode 1 with five 16-byte reads a thread from the one buffer (2 KB apart) instead of one.
 #include "graph_timing.h"
 #include <cstdint>
 
@@ -70,6 +75,34 @@ __global__ void __launch_bounds__(128) step(Args p, int mode) {
     if (lane == 0) p.o[row] = x + y + z;
     return;
   }
+  if (mode == 16) {
+    const uint4* w0 = p.qkv + (head * 128 + threadIdx.x) % 2048;
+    uint4 w = w0[0], x1 = p.qkv[(head * 128 + threadIdx.x + 128) % 2048],
+          x2 = p.qkv[(head * 128 + threadIdx.x + 256) % 2048], x3 = p.qkv[(head * 128 + threadIdx.x + 384) % 2048],
+          x4 = p.qkv[(head * 128 + threadIdx.x + 512) % 2048];
+    float k = bf(w.x) + bf(x1.y) * 0.5f + bf(x2.z) * 0.25f + bf(x3.x) + bf(x4.w);
+    float x = s.x * k, y = s.y * k, z = s.z * k;
+    for (int d = 16; d; d >>= 1) { x += __shfl_xor_sync(~0u, x, d); y += __shfl_xor_sync(~0u, y, d); z += __shfl_xor_sync(~0u, z, d); }
+    s.x += x; s.y += y; s.z += z;
+    *reinterpret_cast<float4*>(p.state + base) = s;
+    if (lane == 0) p.o[row] = x + y + z;
+    return;
+  }
+  if (mode == 14 || mode == 15) {
+    float k;
+    if (mode == 14) {
+      uint2 qw = p.q[head * 32 + lane], kw = p.k[head * 32 + lane];
+      k = bf(kw.x & 0xffff) + bf(kw.x >> 16) * 0.5f + bf(qw.y & 0xffff) * 0.25f;
+    } else {
+      k = bf(p.v[row]) + bf(p.a[head]) + bf(p.b[head]);
+    }
+    float x = s.x * k, y = s.y * k, z = s.z * k;
+    for (int d = 16; d; d >>= 1) { x += __shfl_xor_sync(~0u, x, d); y += __shfl_xor_sync(~0u, y, d); z += __shfl_xor_sync(~0u, z, d); }
+    s.x += x; s.y += y; s.z += z;
+    *reinterpret_cast<float4*>(p.state + base) = s;
+    if (lane == 0) p.o[row] = x + y + z;
+    return;
+  }
   uint2 qw = p.q[head * 32 + lane], kw = p.k[head * 32 + lane];
   float vv = bf(p.v[row]), av = bf(p.a[head]), bv = bf(p.b[head]);
   float q0 = bf(qw.x & 0xffff), q1 = bf(qw.x >> 16), q2 = bf(qw.y & 0xffff), q3 = bf(qw.y >> 16);
@@ -105,8 +138,9 @@ __global__ void __launch_bounds__(128) step(Args p, int mode) {
 
 int main() {
   const int nsets = 160;  // 160 x (1 MB state + inputs) > 3 x L2
-  std::vector<Args> sets(nsets);
-  for (auto& a : sets) {
+  std::vector<Args> sets(nsets), packed(nsets);
+  for (int i = 0; i < nsets; ++i) {
+    Args& a = sets[i];
     float *st, *o, *alog, *bias; int* slot; uint2 *q, *k; uint16_t *v, *av, *bv; uint4* qkv;
     CK(cudaMalloc(&st, 512 * 512 * 4)); CK(cudaMemset(st, 0, 512 * 512 * 4));
     CK(cudaMalloc(&slot, 4)); CK(cudaMemset(slot, 0, 4));
@@ -120,13 +154,23 @@ int main() {
     CK(cudaMalloc(&bias, 64)); CK(cudaMemset(bias, 0, 64));
     CK(cudaMalloc(&o, 512 * 4 * 4));
     a = Args{st, slot, q, k, v, av, bv, qkv, alog, bias, o};
+    // The same five inputs' sizes at 4 KB, 8 KB, 12 KB and 12 KB + 64 of one allocation.
+    char* one;
+    CK(cudaMalloc(&one, 16 * 256 * 4)); CK(cudaMemset(one, 0, 16 * 256 * 4));
+    packed[i] = a;
+    packed[i].q = reinterpret_cast<const uint2*>(one);
+    packed[i].k = reinterpret_cast<const uint2*>(one + 4096);
+    packed[i].v = reinterpret_cast<const uint16_t*>(one + 8192);
+    packed[i].a = reinterpret_cast<const uint16_t*>(one + 12288);
+    packed[i].b = reinterpret_cast<const uint16_t*>(one + 12288 + 64);
   }
   cudaStream_t s; CK(cudaStreamCreate(&s));
   for (int round = 0; round < 2; ++round)
-    for (int mode = 1; mode <= 11; ++mode) {
-      int early = mode != 6, kmode = mode == 6 ? 4 : mode;
+    for (int mode = 1; mode <= 16; ++mode) {
+      int early = mode != 6, kmode = mode == 6 ? 4 : mode == 12 ? 2 : mode == 13 ? 5 : mode;
+      const std::vector<Args>& args = mode >= 12 ? packed : sets;
       float us = us_per_launch(s, nsets, [&](int i) {
-        launch_pdl(step, dim3(512), dim3(128), s, early, sets[i], kmode);
+        launch_pdl(step, dim3(512), dim3(128), s, early, args[i], kmode);
       });
       printf("round %d mode %d (%s): %.2f us a launch\n", round, mode, early ? "early" : "plain", us);
     }
