@@ -10,10 +10,10 @@
 namespace megac {
 namespace {
 
-// "1", "2" or null, read once.
+// $MEGAC_TIME_PASSES, read once; null when unset, empty or "0".
 const char *requested() {
   static const char *value = std::getenv("MEGAC_TIME_PASSES");
-  return value && *value ? value : nullptr;
+  return value && *value && std::strcmp(value, "0") != 0 ? value : nullptr;
 }
 
 std::mutex &timersMutex() {
