@@ -2,11 +2,11 @@
 // LLVM's own pass timers over megac's two pipelines (the O3 optimizer and
 // NVPTX's code generation), for finding where a kernel's compile time goes.
 //
-// Off unless $MEGAC_TIME_PASSES is set (and not "0"): "1" prints a line per pass, "2" a
-// line per pass run ("InstCombinePass #3"), to stderr once the module's PTX
-// is written. LLVM's timers are process-wide, so while they are on the
-// modules that threads compile at once go through the pipelines one at a
-// time (the report of each is its own).
+// Off unless $MEGAC_TIME_PASSES is set and not "0": "1" prints a line per
+// pass, "2" a line per pass run ("InstCombinePass #3"), to stderr once the
+// module's PTX is written. LLVM's timers are process-wide, so while they are
+// on the modules that threads compile at once go through the pipelines one
+// at a time (the report of each is its own).
 
 #include "llvm/IR/PassTimingInfo.h"
 
