@@ -1,0 +1,337 @@
+//===- FakeCuda.cpp - A stand-in libcuda.so.1 for the runtime's GPU tests -===//
+//
+// Built as libcuda.so.1 in a directory of its own; the ctest entry
+// `runtime_tests_fake_driver` puts that directory on LD_LIBRARY_PATH, so the
+// runtime's dlopen finds it and DriverTest's GPU tests run on a machine
+// without a GPU (CI's). It keeps what those tests depend on:
+//   - contexts with process-unique ids, a current-context stack per thread,
+//     one primary context per device; a destroyed context's handle is given
+//     to the next context created, as the real driver was seen to do
+//     (results/checks_contexts_c99d20a.md);
+//   - modules belong to the context current when they load; a function is
+//     found by its `.entry` in the PTX; a launch of a function whose module
+//     is not loaded in the current context fails with
+//     CUDA_ERROR_INVALID_HANDLE, as the real driver's does;
+//   - unloading a module its context took with it aborts the process (the
+//     real driver segfaulted there, results/checks_threads_d557163.md);
+//   - "device" memory is host memory, and a launch of a kernel named `fill`
+//     (out: u64, value: f32, n: u32) fills out[0, n) with value; any other
+//     kernel's launch does nothing.
+// Streams are nominal: every launch completes before it returns.
+//
+//===----------------------------------------------------------------------===//
+#include <cuda.h>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct Context {
+  bool alive = false;
+  unsigned long long id = 0;
+  CUdevice device = 0;
+};
+
+struct Module {
+  Context *context = nullptr;
+  unsigned long long contextId = 0;
+  bool loaded = false;
+  std::string image;
+};
+
+struct Function {
+  Module *module = nullptr;
+  std::string name;
+};
+
+constexpr int kDevices = 1;
+constexpr int kContexts = 256;
+
+std::mutex mutex;
+// Slot 0 is the primary context; the others are created and destroyed.
+std::array<Context, kContexts> contexts;
+int primaryRefs = 0;
+unsigned long long nextId = 1;
+thread_local std::vector<CUcontext> stack;
+
+Context *of(CUcontext ctx) { return reinterpret_cast<Context *>(ctx); }
+CUcontext handle(Context &c) { return reinterpret_cast<CUcontext>(&c); }
+
+bool live(CUcontext ctx) {
+  for (Context &c : contexts)
+    if (handle(c) == ctx)
+      return c.alive;
+  return false;
+}
+
+Context *current() {
+  if (stack.empty() || !live(stack.back()))
+    return nullptr;
+  return of(stack.back());
+}
+
+[[noreturn]] void misuse(const char *what) {
+  std::fprintf(stderr, "fake libcuda: %s\n", what);
+  std::abort();
+}
+
+} // namespace
+
+CUresult CUDAAPI cuInit(unsigned int) { return CUDA_SUCCESS; }
+
+CUresult CUDAAPI cuGetErrorName(CUresult error, const char **pStr) {
+  switch (error) {
+  case CUDA_SUCCESS: *pStr = "CUDA_SUCCESS"; break;
+  case CUDA_ERROR_INVALID_VALUE: *pStr = "CUDA_ERROR_INVALID_VALUE"; break;
+  case CUDA_ERROR_INVALID_DEVICE: *pStr = "CUDA_ERROR_INVALID_DEVICE"; break;
+  case CUDA_ERROR_INVALID_CONTEXT: *pStr = "CUDA_ERROR_INVALID_CONTEXT"; break;
+  case CUDA_ERROR_CONTEXT_IS_DESTROYED: *pStr = "CUDA_ERROR_CONTEXT_IS_DESTROYED"; break;
+  case CUDA_ERROR_INVALID_HANDLE: *pStr = "CUDA_ERROR_INVALID_HANDLE"; break;
+  case CUDA_ERROR_NOT_FOUND: *pStr = "CUDA_ERROR_NOT_FOUND"; break;
+  case CUDA_ERROR_OUT_OF_MEMORY: *pStr = "CUDA_ERROR_OUT_OF_MEMORY"; break;
+  default: *pStr = "CUDA_ERROR_UNKNOWN"; break;
+  }
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuGetErrorString(CUresult error, const char **pStr) {
+  switch (error) {
+  case CUDA_ERROR_INVALID_HANDLE: *pStr = "invalid resource handle"; break;
+  case CUDA_ERROR_NOT_FOUND: *pStr = "named symbol not found"; break;
+  case CUDA_ERROR_CONTEXT_IS_DESTROYED: *pStr = "context is destroyed"; break;
+  default: *pStr = "fake driver error"; break;
+  }
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuDeviceGet(CUdevice *device, int ordinal) {
+  if (ordinal < 0 || ordinal >= kDevices)
+    return CUDA_ERROR_INVALID_DEVICE;
+  *device = ordinal;
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice) {
+  switch (attrib) {
+  case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: *pi = 9; break;
+  case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: *pi = 0; break;
+  case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: *pi = 132; break;
+  default: *pi = 0; break;
+  }
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev) {
+  std::lock_guard<std::mutex> lock(mutex);
+  if (dev != 0)
+    return CUDA_ERROR_INVALID_DEVICE;
+  // The primary context lives as long as the process here (the real one
+  // resets when its last retain is released).
+  if (!contexts[0].alive)
+    contexts[0] = Context{true, nextId++, 0};
+  ++primaryRefs;
+  *pctx = handle(contexts[0]);
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuDevicePrimaryCtxRelease(CUdevice dev) {
+  std::lock_guard<std::mutex> lock(mutex);
+  if (dev != 0 || primaryRefs == 0)
+    return CUDA_ERROR_INVALID_CONTEXT;
+  --primaryRefs;
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuCtxCreate(CUcontext *pctx, CUctxCreateParams *, unsigned int, CUdevice dev) {
+  std::lock_guard<std::mutex> lock(mutex);
+  if (dev != 0)
+    return CUDA_ERROR_INVALID_DEVICE;
+  // The first free slot: a destroyed context's handle goes to the next one.
+  for (int i = 1; i < kContexts; ++i)
+    if (!contexts[size_t(i)].alive) {
+      contexts[size_t(i)] = Context{true, nextId++, dev};
+      *pctx = handle(contexts[size_t(i)]);
+      stack.push_back(*pctx);
+      return CUDA_SUCCESS;
+    }
+  return CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+CUresult CUDAAPI cuCtxDestroy(CUcontext ctx) {
+  std::lock_guard<std::mutex> lock(mutex);
+  if (!live(ctx) || ctx == handle(contexts[0]))
+    return CUDA_ERROR_INVALID_CONTEXT;
+  of(ctx)->alive = false; // its modules go with it
+  if (!stack.empty() && stack.back() == ctx)
+    stack.pop_back();
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuCtxGetCurrent(CUcontext *pctx) {
+  *pctx = stack.empty() ? nullptr : stack.back();
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuCtxSetCurrent(CUcontext ctx) {
+  std::lock_guard<std::mutex> lock(mutex);
+  if (ctx && !live(ctx))
+    return CUDA_ERROR_CONTEXT_IS_DESTROYED;
+  if (!stack.empty())
+    stack.pop_back();
+  if (ctx)
+    stack.push_back(ctx);
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuCtxPushCurrent(CUcontext ctx) {
+  std::lock_guard<std::mutex> lock(mutex);
+  if (!live(ctx))
+    return CUDA_ERROR_CONTEXT_IS_DESTROYED;
+  stack.push_back(ctx);
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuCtxPopCurrent(CUcontext *pctx) {
+  if (stack.empty())
+    return CUDA_ERROR_INVALID_CONTEXT;
+  if (pctx)
+    *pctx = stack.back();
+  stack.pop_back();
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuCtxGetDevice(CUdevice *device) {
+  std::lock_guard<std::mutex> lock(mutex);
+  Context *c = current();
+  if (!c)
+    return CUDA_ERROR_INVALID_CONTEXT;
+  *device = c->device;
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuCtxGetId(CUcontext ctx, unsigned long long *ctxId) {
+  std::lock_guard<std::mutex> lock(mutex);
+  if (!ctx) {
+    if (stack.empty())
+      return CUDA_ERROR_INVALID_CONTEXT;
+    ctx = stack.back();
+  }
+  if (!live(ctx))
+    return CUDA_ERROR_CONTEXT_IS_DESTROYED;
+  *ctxId = of(ctx)->id;
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuModuleLoadData(CUmodule *module, const void *image) {
+  std::lock_guard<std::mutex> lock(mutex);
+  Context *c = current();
+  if (!c)
+    return CUDA_ERROR_INVALID_CONTEXT;
+  // Never freed: a stale handle stays recognizable as unloaded.
+  auto *m = new Module{c, c->id, true, static_cast<const char *>(image)};
+  *module = reinterpret_cast<CUmodule>(m);
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int,
+                                    CUjit_option *, void **) {
+  return cuModuleLoadData(module, image);
+}
+
+CUresult CUDAAPI cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name) {
+  std::lock_guard<std::mutex> lock(mutex);
+  auto *m = reinterpret_cast<Module *>(hmod);
+  if (!m || !m->loaded)
+    return CUDA_ERROR_INVALID_HANDLE;
+  if (m->image.find(".entry " + std::string(name) + "(") == std::string::npos)
+    return CUDA_ERROR_NOT_FOUND;
+  *hfunc = reinterpret_cast<CUfunction>(new Function{m, name});
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuModuleUnload(CUmodule hmod) {
+  std::lock_guard<std::mutex> lock(mutex);
+  auto *m = reinterpret_cast<Module *>(hmod);
+  if (!m->loaded)
+    misuse("cuModuleUnload of a module unloaded already");
+  if (!m->context->alive || m->context->id != m->contextId)
+    misuse("cuModuleUnload of a module whose context was destroyed");
+  m->loaded = false;
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuFuncSetAttribute(CUfunction, CUfunction_attribute, int) { return CUDA_SUCCESS; }
+
+namespace {
+
+CUresult launch(CUfunction f, void **kernelParams) {
+  std::lock_guard<std::mutex> lock(mutex);
+  Context *c = current();
+  if (!c)
+    return CUDA_ERROR_INVALID_CONTEXT;
+  auto *fn = reinterpret_cast<Function *>(f);
+  if (!fn->module->loaded || !fn->module->context->alive || fn->module->contextId != c->id)
+    return CUDA_ERROR_INVALID_HANDLE;
+  if (fn->name == "fill") {
+    auto *out = reinterpret_cast<float *>(*static_cast<CUdeviceptr *>(kernelParams[0]));
+    float value = *static_cast<float *>(kernelParams[1]);
+    uint32_t n = *static_cast<uint32_t *>(kernelParams[2]);
+    for (uint32_t i = 0; i < n; ++i)
+      out[i] = value;
+  }
+  return CUDA_SUCCESS;
+}
+
+} // namespace
+
+CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int, unsigned int, unsigned int, unsigned int,
+                                unsigned int, unsigned int, unsigned int, CUstream,
+                                void **kernelParams, void **) {
+  return launch(f, kernelParams);
+}
+
+CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *, CUfunction f, void **kernelParams,
+                                  void **) {
+  return launch(f, kernelParams);
+}
+
+CUresult CUDAAPI cuStreamCreate(CUstream *phStream, unsigned int) {
+  *phStream = reinterpret_cast<CUstream>(new int(0));
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuStreamSynchronize(CUstream) { return CUDA_SUCCESS; }
+
+CUresult CUDAAPI cuMemAlloc(CUdeviceptr *dptr, size_t bytesize) {
+  void *p = std::aligned_alloc(256, (bytesize + 255) / 256 * 256);
+  if (!p)
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  *dptr = reinterpret_cast<CUdeviceptr>(p);
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuMemFree(CUdeviceptr dptr) {
+  std::free(reinterpret_cast<void *>(dptr));
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuMemcpyHtoD(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount) {
+  std::memcpy(reinterpret_cast<void *>(dstDevice), srcHost, ByteCount);
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuMemcpyDtoH(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount) {
+  std::memcpy(dstHost, reinterpret_cast<const void *>(srcDevice), ByteCount);
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuMemsetD8(CUdeviceptr dstDevice, unsigned char uc, size_t N) {
+  std::memset(reinterpret_cast<void *>(dstDevice), uc, N);
+  return CUDA_SUCCESS;
+}
