@@ -9,6 +9,7 @@
 #include "megac/runtime/module.h"
 
 #include "cuda_driver.h"
+#include "fake_cuda/FakeLaunch.h"
 
 #include <gtest/gtest.h>
 
@@ -270,6 +271,61 @@ TEST(Gpu, ContextsComeAndGoPastTheModulesEntries) {
     EXPECT_EQ(m.fillAndRead(256, float(i)), "") << "context " << i;
     ASSERT_EQ(m.ctxDestroy(ctx), CUDA_SUCCESS);
   }
+}
+
+// The stand-in driver's record of this thread's last launch; null on a real
+// driver, which shows no such thing.
+const FakeLaunch *fakeLastLaunch() {
+  auto last = driverSymbol<const FakeLaunch *(*)()>("megacFakeLastLaunch");
+  return last ? last() : nullptr;
+}
+
+// What a launch hands the driver: the manifest's grid for the arguments,
+// num_warps * 32 threads, the stream given; an early-launch kernel goes
+// through cuLaunchKernelEx with programmatic stream serialization allowed,
+// unless the variant chosen launches plainly or the module was loaded with
+// early launch off. Only the stand-in driver shows a launch's configuration.
+TEST(FakeDriver, LaunchConfiguration) {
+  REQUIRE_GPU();
+  if (!fakeLastLaunch()) {
+    if (driverRequired())
+      FAIL() << "the driver is not fake_cuda's";
+    GTEST_SKIP() << "a real driver does not show its launches";
+  }
+  Bundle b = fillBundle();
+  KernelInfo &k = b.manifest.kernels[0];
+  k.earlyLaunch = true;
+  // First whose `when` holds: `small` for n < 64, on 2 warps, launched plainly.
+  k.variants.insert(k.variants.begin(), {"small", "fill", 0, 0, "n < 64", 2, {}, false});
+  std::string bytes = writeBundle(b);
+  const CudaDriver &api = cudaDriver();
+  CUdeviceptr out;
+  ASSERT_EQ(api.cuMemAlloc(&out, 4096 * 4), CUDA_SUCCESS);
+  auto launch = [&](const Module &m, uint32_t n, CUstream stream) {
+    m.kernel("fill").launch({Arg::tensor(out, DType::f32, {n}), Arg::scalar(DType::f32, float(n))},
+                            stream);
+    return *fakeLastLaunch();
+  };
+  auto early = Module::loadMemory(bytes.data(), bytes.size(), "fill.mgb");
+  CUstream stream = reinterpret_cast<CUstream>(0x5a);
+  FakeLaunch big = launch(*early, 1000, stream);
+  EXPECT_TRUE(big.ex && big.programmatic);
+  EXPECT_EQ(std::vector<unsigned>(big.grid, big.grid + 3), (std::vector<unsigned>{8, 1, 1}));
+  EXPECT_EQ(std::vector<unsigned>(big.block, big.block + 3), (std::vector<unsigned>{128, 1, 1}));
+  EXPECT_EQ(big.stream, stream);
+  EXPECT_EQ(big.sharedBytes, 0u);
+  EXPECT_EQ(filledWith(api, out, 1000, 1000.0f), "");
+  FakeLaunch small = launch(*early, 32, nullptr);
+  EXPECT_FALSE(small.ex);
+  EXPECT_EQ(std::vector<unsigned>(small.block, small.block + 3), (std::vector<unsigned>{64, 1, 1}));
+  EXPECT_EQ(small.stream, nullptr);
+  LoadOptions plain;
+  plain.earlyLaunch = false;
+  auto off = Module::loadMemory(bytes.data(), bytes.size(), "fill.mgb", plain);
+  FakeLaunch offBig = launch(*off, 1000, stream);
+  EXPECT_FALSE(offBig.ex);
+  EXPECT_EQ(std::vector<unsigned>(offBig.grid, offBig.grid + 3), (std::vector<unsigned>{8, 1, 1}));
+  api.cuMemFree(out);
 }
 
 // One module, many threads at once (docs/runtime.md, Threads): half of them

@@ -16,10 +16,14 @@
 //     real driver segfaulted there, results/checks_threads_d557163.md);
 //   - "device" memory is host memory, and a launch of a kernel named `fill`
 //     (out: u64, value: f32, n: u32) fills out[0, n) with value; any other
-//     kernel's launch does nothing.
+//     kernel's launch does nothing;
+//   - the last launch's configuration is kept for the tests
+//     (FakeLaunch.h: megacFakeLastLaunch).
 // Streams are nominal: every launch completes before it returns.
 //
 //===----------------------------------------------------------------------===//
+#include "FakeLaunch.h"
+
 #include <cuda.h>
 
 #include <array>
@@ -59,6 +63,7 @@ std::array<Context, kContexts> contexts;
 int primaryRefs = 0;
 unsigned long long nextId = 1;
 thread_local std::vector<CUcontext> stack;
+thread_local FakeLaunch lastLaunch;
 
 Context *of(CUcontext ctx) { return reinterpret_cast<Context *>(ctx); }
 CUcontext handle(Context &c) { return reinterpret_cast<CUcontext>(&c); }
@@ -270,7 +275,7 @@ CUresult CUDAAPI cuFuncSetAttribute(CUfunction, CUfunction_attribute, int) { ret
 
 namespace {
 
-CUresult launch(CUfunction f, void **kernelParams) {
+CUresult launch(CUfunction f, void **kernelParams, const FakeLaunch &config) {
   std::lock_guard<std::mutex> lock(mutex);
   Context *c = current();
   if (!c)
@@ -278,6 +283,8 @@ CUresult launch(CUfunction f, void **kernelParams) {
   auto *fn = reinterpret_cast<Function *>(f);
   if (!fn->module->loaded || !fn->module->context->alive || fn->module->contextId != c->id)
     return CUDA_ERROR_INVALID_HANDLE;
+  lastLaunch = config;
+  std::snprintf(lastLaunch.function, sizeof lastLaunch.function, "%s", fn->name.c_str());
   if (fn->name == "fill") {
     auto *out = reinterpret_cast<float *>(*static_cast<CUdeviceptr *>(kernelParams[0]));
     float value = *static_cast<float *>(kernelParams[1]);
@@ -290,16 +297,26 @@ CUresult launch(CUfunction f, void **kernelParams) {
 
 } // namespace
 
-CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int, unsigned int, unsigned int, unsigned int,
-                                unsigned int, unsigned int, unsigned int, CUstream,
+CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
+                                unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY,
+                                unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream,
                                 void **kernelParams, void **) {
-  return launch(f, kernelParams);
+  FakeLaunch config{{gridDimX, gridDimY, gridDimZ}, {blockDimX, blockDimY, blockDimZ}, sharedMemBytes,
+                    hStream, false, false, ""};
+  return launch(f, kernelParams, config);
 }
 
-CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *, CUfunction f, void **kernelParams,
+CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *c, CUfunction f, void **kernelParams,
                                   void **) {
-  return launch(f, kernelParams);
+  FakeLaunch config{{c->gridDimX, c->gridDimY, c->gridDimZ}, {c->blockDimX, c->blockDimY, c->blockDimZ},
+                    c->sharedMemBytes, c->hStream, true, false, ""};
+  for (unsigned i = 0; i < c->numAttrs; ++i)
+    if (c->attrs[i].id == CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION)
+      config.programmatic = c->attrs[i].value.programmaticStreamSerializationAllowed != 0;
+  return launch(f, kernelParams, config);
 }
+
+extern "C" const FakeLaunch *megacFakeLastLaunch() { return &lastLaunch; }
 
 CUresult CUDAAPI cuStreamCreate(CUstream *phStream, unsigned int) {
   *phStream = reinterpret_cast<CUstream>(new int(0));

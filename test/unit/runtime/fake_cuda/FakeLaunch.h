@@ -1,0 +1,25 @@
+//===- FakeLaunch.h - What the stand-in driver saw of a launch --*- C++ -*-===//
+//
+// fake_cuda/FakeCuda.cpp keeps the last launch of each thread that it ran;
+// a test finds `megacFakeLastLaunch` in the library the runtime opened (and
+// knows from its absence that the driver is a real one).
+//
+//===----------------------------------------------------------------------===//
+#ifndef MEGAC_TEST_FAKE_LAUNCH_H
+#define MEGAC_TEST_FAKE_LAUNCH_H
+
+#include <cuda.h>
+
+struct FakeLaunch {
+  unsigned grid[3];
+  unsigned block[3];
+  unsigned sharedBytes;
+  CUstream stream;
+  bool ex;           // through cuLaunchKernelEx
+  bool programmatic; // with programmatic stream serialization allowed
+  char function[64];
+};
+
+extern "C" const FakeLaunch *megacFakeLastLaunch();
+
+#endif // MEGAC_TEST_FAKE_LAUNCH_H
