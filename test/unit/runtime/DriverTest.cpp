@@ -328,6 +328,64 @@ TEST(FakeDriver, LaunchConfiguration) {
   api.cuMemFree(out);
 }
 
+// One module on two devices (docs/runtime.md: a launch runs in the current
+// context): loaded for device 1, it launches in device 1's primary context
+// and, once device 0's is current, loads itself there and launches too; each
+// context chooses the variant by its own device's SM count. A one-GPU
+// machine skips; the stand-in driver has two devices (132 and 114 SMs), and
+// there the launches show which variant ran.
+TEST(Gpu, OneModuleOnTwoDevices) {
+  REQUIRE_GPU();
+  const CudaDriver &api = cudaDriver();
+  CUdevice dev0, dev1;
+  ASSERT_EQ(api.cuDeviceGet(&dev0, 0), CUDA_SUCCESS);
+  if (api.cuDeviceGet(&dev1, 1) != CUDA_SUCCESS) {
+    if (fakeLastLaunch())
+      FAIL() << "the stand-in driver has two devices";
+    GTEST_SKIP() << "one device";
+  }
+  Bundle b = fillBundle();
+  // First whose `when` holds: two warps where the device has more than 120 SMs.
+  b.manifest.kernels[0].variants.insert(b.manifest.kernels[0].variants.begin(),
+                                        {"many_sms", "fill", 0, 0, "sms > 120", 2, {}, {}});
+  std::string bytes = writeBundle(b);
+  LoadOptions onDevice1;
+  onDevice1.device = 1;
+  auto module = Module::loadMemory(bytes.data(), bytes.size(), "fill.mgb", onDevice1);
+  const uint32_t n = 1000;
+  // Fills in `ctx` (a device's primary context) with `value`: what is wrong,
+  // and the block the launch had where the driver shows it (else 0).
+  auto fillIn = [&](CUcontext ctx, float value, unsigned &block) {
+    EXPECT_EQ(api.cuCtxPushCurrent(ctx), CUDA_SUCCESS);
+    CUdeviceptr out;
+    std::string wrong = "cannot allocate";
+    if (api.cuMemAlloc(&out, n * 4) == CUDA_SUCCESS) {
+      module->kernel("fill").launch({Arg::tensor(out, DType::f32, {n}), Arg::scalar(DType::f32, value)},
+                                    nullptr);
+      wrong = filledWith(api, out, n, value);
+      api.cuMemFree(out);
+    }
+    block = fakeLastLaunch() ? fakeLastLaunch()->block[0] : 0;
+    CUcontext popped;
+    api.cuCtxPopCurrent(&popped);
+    return wrong;
+  };
+  CUcontext primary0, primary1;
+  ASSERT_EQ(api.cuDevicePrimaryCtxRetain(&primary1, dev1), CUDA_SUCCESS);
+  ASSERT_EQ(api.cuDevicePrimaryCtxRetain(&primary0, dev0), CUDA_SUCCESS);
+  unsigned block1 = 0, block0 = 0;
+  EXPECT_EQ(fillIn(primary1, 1.0f, block1), "");
+  EXPECT_EQ(fillIn(primary0, 2.0f, block0), "");
+  EXPECT_EQ(fillIn(primary1, 3.0f, block1), "");
+  if (fakeLastLaunch()) {
+    EXPECT_EQ(block0, 64u);  // 132 SMs: many_sms
+    EXPECT_EQ(block1, 128u); // 114 SMs: the kernel's 4 warps
+  }
+  module.reset();
+  api.cuDevicePrimaryCtxRelease(dev0);
+  api.cuDevicePrimaryCtxRelease(dev1);
+}
+
 // One module, many threads at once (docs/runtime.md, Threads): half of them
 // adopt the device's primary context (a new thread has none current) and
 // launch on the legacy stream; the others each create a context of their

@@ -4,6 +4,7 @@
 // `runtime_tests_fake_driver` puts that directory on LD_LIBRARY_PATH, so the
 // runtime's dlopen finds it and DriverTest's GPU tests run on a machine
 // without a GPU (CI's). It keeps what those tests depend on:
+//   - two devices of compute capability 9.0, with 132 and 114 SMs;
 //   - contexts with process-unique ids, a current-context stack per thread,
 //     one primary context per device; a destroyed context's handle is given
 //     to the next context created, as the real driver was seen to do
@@ -54,13 +55,14 @@ struct Function {
   std::string name;
 };
 
-constexpr int kDevices = 1;
+constexpr int kDevices = 2;
+constexpr int kSms[kDevices] = {132, 114};
 constexpr int kContexts = 256;
 
 std::mutex mutex;
-// Slot 0 is the primary context; the others are created and destroyed.
+// Slot d is device d's primary context; the others are created and destroyed.
 std::array<Context, kContexts> contexts;
-int primaryRefs = 0;
+int primaryRefs[kDevices] = {};
 unsigned long long nextId = 1;
 thread_local std::vector<CUcontext> stack;
 thread_local FakeLaunch lastLaunch;
@@ -122,11 +124,13 @@ CUresult CUDAAPI cuDeviceGet(CUdevice *device, int ordinal) {
   return CUDA_SUCCESS;
 }
 
-CUresult CUDAAPI cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice) {
+CUresult CUDAAPI cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev) {
+  if (dev < 0 || dev >= kDevices)
+    return CUDA_ERROR_INVALID_DEVICE;
   switch (attrib) {
   case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: *pi = 9; break;
   case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: *pi = 0; break;
-  case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: *pi = 132; break;
+  case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: *pi = kSms[dev]; break;
   default: *pi = 0; break;
   }
   return CUDA_SUCCESS;
@@ -134,31 +138,32 @@ CUresult CUDAAPI cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevi
 
 CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev) {
   std::lock_guard<std::mutex> lock(mutex);
-  if (dev != 0)
+  if (dev < 0 || dev >= kDevices)
     return CUDA_ERROR_INVALID_DEVICE;
-  // The primary context lives as long as the process here (the real one
+  // A primary context lives as long as the process here (the real one
   // resets when its last retain is released).
-  if (!contexts[0].alive)
-    contexts[0] = Context{true, nextId++, 0};
-  ++primaryRefs;
-  *pctx = handle(contexts[0]);
+  Context &primary = contexts[size_t(dev)];
+  if (!primary.alive)
+    primary = Context{true, nextId++, dev};
+  ++primaryRefs[dev];
+  *pctx = handle(primary);
   return CUDA_SUCCESS;
 }
 
 CUresult CUDAAPI cuDevicePrimaryCtxRelease(CUdevice dev) {
   std::lock_guard<std::mutex> lock(mutex);
-  if (dev != 0 || primaryRefs == 0)
+  if (dev < 0 || dev >= kDevices || primaryRefs[dev] == 0)
     return CUDA_ERROR_INVALID_CONTEXT;
-  --primaryRefs;
+  --primaryRefs[dev];
   return CUDA_SUCCESS;
 }
 
 CUresult CUDAAPI cuCtxCreate(CUcontext *pctx, CUctxCreateParams *, unsigned int, CUdevice dev) {
   std::lock_guard<std::mutex> lock(mutex);
-  if (dev != 0)
+  if (dev < 0 || dev >= kDevices)
     return CUDA_ERROR_INVALID_DEVICE;
   // The first free slot: a destroyed context's handle goes to the next one.
-  for (int i = 1; i < kContexts; ++i)
+  for (int i = kDevices; i < kContexts; ++i)
     if (!contexts[size_t(i)].alive) {
       contexts[size_t(i)] = Context{true, nextId++, dev};
       *pctx = handle(contexts[size_t(i)]);
@@ -170,7 +175,7 @@ CUresult CUDAAPI cuCtxCreate(CUcontext *pctx, CUctxCreateParams *, unsigned int,
 
 CUresult CUDAAPI cuCtxDestroy(CUcontext ctx) {
   std::lock_guard<std::mutex> lock(mutex);
-  if (!live(ctx) || ctx == handle(contexts[0]))
+  if (!live(ctx) || of(ctx) < &contexts[kDevices]) // not a primary context
     return CUDA_ERROR_INVALID_CONTEXT;
   of(ctx)->alive = false; // its modules go with it
   if (!stack.empty() && stack.back() == ctx)
