@@ -1,9 +1,10 @@
 //===- FakeCuda.cpp - A stand-in libcuda.so.1 for the runtime's GPU tests -===//
 //
-// Built as libcuda.so.1 in a directory of its own; the ctest entry
-// `runtime_tests_fake_driver` puts that directory on LD_LIBRARY_PATH, so the
-// runtime's dlopen finds it and DriverTest's GPU tests run on a machine
-// without a GPU (CI's). It keeps what those tests depend on:
+// Built as libcuda.so.1 in a directory of its own; the ctest entries
+// `runtime_tests_fake_driver` and `python_fake_driver` put that directory on
+// LD_LIBRARY_PATH, so the runtime's dlopen finds it and DriverTest's GPU tests
+// and python/tests/test_fake_driver.py run on a machine without a GPU (CI's).
+// It keeps what those tests depend on:
 //   - two devices of compute capability 9.0, with 132 and 114 SMs;
 //   - contexts with process-unique ids, a current-context stack per thread,
 //     one primary context per device; a destroyed context's handle is given
