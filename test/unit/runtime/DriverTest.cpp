@@ -1,7 +1,10 @@
-//===- DriverTest.cpp - Driver absence and launches on a real GPU ---------===//
+//===- DriverTest.cpp - Driver absence, and launches on a GPU -------------===//
 //
 // The CI machine has no driver: there the GPU tests skip and the absence test
-// checks the message. On a GPU machine the same binary launches real kernels.
+// checks the message; ctest `runtime_tests_fake_driver` runs the GPU tests
+// (and FakeDriver.*, which only the stand-in can answer) again on the
+// stand-in driver of fake_cuda/. On a GPU machine the same binary launches
+// real kernels.
 //
 //===----------------------------------------------------------------------===//
 #include "megac/runtime/driver.h"
