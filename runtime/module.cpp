@@ -242,15 +242,22 @@ const ContextEntry &Module::entryFor(void *ctxHandle) const {
                         img.target + " JIT) failed: " + cudaErrorText(r) +
                         (log[0] ? std::string("\nJIT log:\n") + log : ""));
   }
-  for (const Kernel &k : kernels_) {
-    const KernelInfo &info = k.signature().info();
-    for (const VariantInfo &v : info.variants) {
-      std::string who = "kernel '" + info.name + "' (variant '" + v.name + "')";
-      CUfunction fn = nullptr;
-      checkCuda(api.cuModuleGetFunction(&fn, e.module, v.symbol.c_str()),
-                ("cuModuleGetFunction(\"" + v.symbol + "\")").c_str(), who);
-      e.functions.push_back(fn);
+  try {
+    for (const Kernel &k : kernels_) {
+      const KernelInfo &info = k.signature().info();
+      for (const VariantInfo &v : info.variants) {
+        std::string who = "kernel '" + info.name + "' (variant '" + v.name + "')";
+        CUfunction fn = nullptr;
+        checkCuda(api.cuModuleGetFunction(&fn, e.module, v.symbol.c_str()),
+                  ("cuModuleGetFunction(\"" + v.symbol + "\")").c_str(), who);
+        e.functions.push_back(fn);
+      }
     }
+  } catch (...) {
+    // The entry is not published; the image loaded for it goes too.
+    api.cuModuleUnload(e.module);
+    e.module = nullptr;
+    throw;
   }
   e.contextId.store(id, std::memory_order_release);
   if (slot == &s.entries[size_t(n)])

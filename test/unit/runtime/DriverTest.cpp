@@ -331,6 +331,34 @@ TEST(FakeDriver, LaunchConfiguration) {
   api.cuMemFree(out);
 }
 
+// A module leaves no image loaded behind: not when its load fails partway
+// (a kernel's symbol missing from the image), and not in any context that
+// lives when it is destroyed. Only the stand-in driver counts them.
+TEST(FakeDriver, NoModuleLeftLoaded) {
+  REQUIRE_GPU();
+  auto loaded = driverSymbol<int (*)()>("megacFakeLoadedModules");
+  if (!loaded) {
+    if (driverRequired())
+      FAIL() << "the driver is not fake_cuda's";
+    GTEST_SKIP() << "a real driver does not count its modules";
+  }
+  FillModule m;
+  ASSERT_TRUE(m.ready());
+  int before = loaded(); // m's, in the context current at its load
+  Bundle bad = fillBundle();
+  bad.manifest.kernels[0].variants[0].symbol = "nope";
+  EXPECT_THROW(Module::load(bad, "bad.mgb"), DriverError);
+  EXPECT_EQ(loaded(), before);
+  CUcontext own = nullptr, popped;
+  ASSERT_EQ(m.ctxCreate(&own, nullptr, 0, m.dev), CUDA_SUCCESS);
+  EXPECT_EQ(m.fillAndRead(256, 1.0f), ""); // loads the module into `own`
+  EXPECT_EQ(loaded(), before + 1);
+  m.api.cuCtxPopCurrent(&popped);
+  m.module.reset();
+  EXPECT_EQ(loaded(), before - 1);
+  ASSERT_EQ(m.ctxDestroy(own), CUDA_SUCCESS);
+}
+
 // One module on two devices (docs/runtime.md: a launch runs in the current
 // context): loaded for device 1, it launches in device 1's primary context
 // and, once device 0's is current, loads itself there and launches too; each

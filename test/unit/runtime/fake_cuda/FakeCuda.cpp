@@ -19,8 +19,8 @@
 //   - "device" memory is host memory, and a launch of a kernel named `fill`
 //     (out: u64, value: f32, n: u32) fills out[0, n) with value; any other
 //     kernel's launch does nothing;
-//   - the last launch's configuration is kept for the tests
-//     (FakeLaunch.h: megacFakeLastLaunch).
+//   - the last launch's configuration is kept for the tests, and they may
+//     count the modules loaded in live contexts (FakeLaunch.h).
 // Streams are nominal: every launch completes before it returns.
 //
 //===----------------------------------------------------------------------===//
@@ -65,6 +65,7 @@ std::mutex mutex;
 std::array<Context, kContexts> contexts;
 int primaryRefs[kDevices] = {};
 unsigned long long nextId = 1;
+std::vector<Module *> modules; // every module ever loaded
 thread_local std::vector<CUcontext> stack;
 thread_local FakeLaunch lastLaunch;
 
@@ -246,6 +247,7 @@ CUresult CUDAAPI cuModuleLoadData(CUmodule *module, const void *image) {
     return CUDA_ERROR_INVALID_CONTEXT;
   // Never freed: a stale handle stays recognizable as unloaded.
   auto *m = new Module{c, c->id, true, static_cast<const char *>(image)};
+  modules.push_back(m);
   *module = reinterpret_cast<CUmodule>(m);
   return CUDA_SUCCESS;
 }
@@ -323,6 +325,14 @@ CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *c, CUfunction f, void **
 }
 
 extern "C" const FakeLaunch *megacFakeLastLaunch() { return &lastLaunch; }
+
+extern "C" int megacFakeLoadedModules() {
+  std::lock_guard<std::mutex> lock(mutex);
+  int n = 0;
+  for (const Module *m : modules)
+    n += m->loaded && m->context->alive && m->context->id == m->contextId;
+  return n;
+}
 
 CUresult CUDAAPI cuStreamCreate(CUstream *phStream, unsigned int) {
   *phStream = reinterpret_cast<CUstream>(new int(0));

@@ -1,8 +1,9 @@
 //===- FakeLaunch.h - What the stand-in driver saw of a launch --*- C++ -*-===//
 //
-// fake_cuda/FakeCuda.cpp keeps the last launch of each thread that it ran;
-// a test finds `megacFakeLastLaunch` in the library the runtime opened (and
-// knows from its absence that the driver is a real one).
+// fake_cuda/FakeCuda.cpp keeps the last launch of each thread that it ran,
+// and counts the modules loaded; a test finds these functions in the library
+// the runtime opened (and knows from their absence that the driver is a real
+// one).
 //
 //===----------------------------------------------------------------------===//
 #ifndef MEGAC_TEST_FAKE_LAUNCH_H
@@ -21,5 +22,7 @@ struct FakeLaunch {
 };
 
 extern "C" const FakeLaunch *megacFakeLastLaunch();
+// Modules loaded and not unloaded, in contexts that live.
+extern "C" int megacFakeLoadedModules();
 
 #endif // MEGAC_TEST_FAKE_LAUNCH_H
