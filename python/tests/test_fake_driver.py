@@ -19,6 +19,7 @@ import megac  # noqa: E402
 
 
 class FakeLaunch(ctypes.Structure):
+    """test/unit/runtime/fake_cuda/FakeLaunch.h's struct, field for field."""
     _fields_ = [("grid", ctypes.c_uint * 3), ("block", ctypes.c_uint * 3), ("shared_bytes", ctypes.c_uint),
                 ("stream", ctypes.c_void_p), ("ex", ctypes.c_bool), ("programmatic", ctypes.c_bool),
                 ("function", ctypes.c_char * 64)]

@@ -35,14 +35,27 @@ namespace {
 // driver of fake_cuda/, which must not pass by skipping).
 bool driverRequired() { return std::getenv("MEGAC_TEST_REQUIRE_DRIVER") != nullptr; }
 
+// Skips the test, saying `why`, or fails it where a driver is required.
+#define SKIP_UNLESS_REQUIRED(why)                                              \
+  do {                                                                         \
+    if (driverRequired())                                                      \
+      FAIL() << why;                                                           \
+    GTEST_SKIP() << why;                                                       \
+  } while (0)
+
 #define REQUIRE_GPU()                                                          \
   do {                                                                         \
-    std::string why;                                                           \
-    if (!driverAvailable(&why)) {                                              \
-      if (driverRequired())                                                    \
-        FAIL() << why;                                                         \
-      GTEST_SKIP() << why.substr(why.find("no CUDA driver"));                  \
-    }                                                                          \
+    std::string why_;                                                          \
+    if (!driverAvailable(&why_))                                               \
+      SKIP_UNLESS_REQUIRED(why_.substr(why_.find("no CUDA driver")));          \
+  } while (0)
+
+// FakeDriver.*: what only the stand-in driver shows (fakeLastLaunch, below).
+#define REQUIRE_FAKE_DRIVER()                                                  \
+  do {                                                                         \
+    REQUIRE_GPU();                                                             \
+    if (!fakeLastLaunch())                                                     \
+      SKIP_UNLESS_REQUIRED("a real driver: this test needs fake_cuda's stand-in"); \
   } while (0)
 
 TEST(Driver, MissingLibraryIsAClearError) {
@@ -254,11 +267,8 @@ TEST(Gpu, ContextHandleReusedByANewContext) {
   }
   std::printf("[ reuse    ] the driver reused a destroyed context's handle %d times in %d\n",
               reused, attempts);
-  if (reused == 0) {
-    if (driverRequired())
-      FAIL() << "the driver reused no context handle in " << attempts << " tries";
-    GTEST_SKIP() << "the driver reused no context handle in " << attempts << " tries";
-  }
+  if (reused == 0)
+    SKIP_UNLESS_REQUIRED("the driver reused no context handle in " << attempts << " tries");
 }
 
 // A module serves up to 64 live contexts; a destroyed context's entry is
@@ -289,12 +299,7 @@ const FakeLaunch *fakeLastLaunch() {
 // unless the variant chosen launches plainly or the module was loaded with
 // early launch off. Only the stand-in driver shows a launch's configuration.
 TEST(FakeDriver, LaunchConfiguration) {
-  REQUIRE_GPU();
-  if (!fakeLastLaunch()) {
-    if (driverRequired())
-      FAIL() << "the driver is not fake_cuda's";
-    GTEST_SKIP() << "a real driver does not show its launches";
-  }
+  REQUIRE_FAKE_DRIVER();
   Bundle b = fillBundle();
   KernelInfo &k = b.manifest.kernels[0];
   k.earlyLaunch = true;
@@ -335,13 +340,9 @@ TEST(FakeDriver, LaunchConfiguration) {
 // (a kernel's symbol missing from the image), and not in any context that
 // lives when it is destroyed. Only the stand-in driver counts them.
 TEST(FakeDriver, NoModuleLeftLoaded) {
-  REQUIRE_GPU();
+  REQUIRE_FAKE_DRIVER();
   auto loaded = driverSymbol<int (*)()>("megacFakeLoadedModules");
-  if (!loaded) {
-    if (driverRequired())
-      FAIL() << "the driver is not fake_cuda's";
-    GTEST_SKIP() << "a real driver does not count its modules";
-  }
+  ASSERT_TRUE(loaded);
   FillModule m;
   ASSERT_TRUE(m.ready());
   int before = loaded(); // m's, in the context current at its load
