@@ -6,8 +6,10 @@
 
 namespace megac::fe {
 
-/// Levenshtein distance, capped: returns `cap + 1` as soon as the distance
-/// is known to exceed `cap` (keeps giant identifiers cheap).
+/// Edit distance (insertions, deletions, substitutions and swaps of two
+/// neighbouring characters, each 1: the optimal string alignment distance),
+/// capped: returns `cap + 1` as soon as the distance is known to exceed `cap`
+/// (keeps giant identifiers cheap).
 size_t editDistance(const std::string &a, const std::string &b, size_t cap);
 
 /// The candidate closest to `name` if it is close enough to be a plausible

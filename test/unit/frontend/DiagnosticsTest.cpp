@@ -77,4 +77,16 @@ TEST(EditDistance, SuggestsCloseNamesOnly) {
   EXPECT_EQ(editDistance(std::string(1000, 'a'), "b", 2), 3u);
 }
 
+TEST(EditDistance, ASwapOfNeighboursIsOneTypo) {
+  EXPECT_EQ(editDistance("laod", "load", 10), 1u);
+  EXPECT_EQ(editDistance("ab", "ba", 10), 1u);
+  // A swap counts only of two characters no other edit touches: "abc" ->
+  // "ca" is three edits, not a deletion and a swap.
+  EXPECT_EQ(editDistance("abc", "ca", 10), 3u);
+  EXPECT_EQ(closestName("laod", {"load", "store"}), "load");
+  EXPECT_EQ(closestName("arnage", {"arange", "range"}), "arange");
+  // The cap still ends the search early with a swap in reach.
+  EXPECT_EQ(editDistance("abcdefgh", "badcfehg", 2), 3u);
+}
+
 } // namespace

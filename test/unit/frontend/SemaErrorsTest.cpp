@@ -45,6 +45,11 @@ TEST(SemaErrors, UnknownFunctionSuggestsBuiltin) {
                     "did you mean 'load'?");
 }
 
+TEST(SemaErrors, SwappedLettersSuggestTheName) {
+  expectKernelError("let a = laod(x);", "unknown function 'laod'",
+                    "did you mean 'load'?");
+}
+
 TEST(SemaErrors, StorageOnlyArithmetic) {
   expectError("kernel k(p: *f8e4m3) { let a = load(p) * 2.0; }",
               "a literal cannot be f8e4m3 directly",
