@@ -430,6 +430,38 @@ func.func @quantize_scheme(%x: tensor<128xf32>) {
 
 // -----
 
+func.func @nvfp4_needs_global_scale(%x: tensor<4x64xf32>) {
+  // expected-error @+1 {{nvfp4 needs an f32 global scale}}
+  %q, %sc = tile.quantize "nvfp4" %x : tensor<4x64xf32> -> tensor<4x32xi8>, tensor<4x4xf8E4M3FN>
+  return
+}
+
+// -----
+
+func.func @mxfp4_no_global_scale(%x: tensor<4x64xf32>, %g: f32) {
+  // expected-error @+1 {{mxfp4 takes no global scale}}
+  %q, %sc = tile.quantize "mxfp4" %x scale %g : tensor<4x64xf32> -> tensor<4x32xi8>, tensor<4x2xf8E8M0FNU>
+  return
+}
+
+// -----
+
+func.func @nvfp4_dequantize_type(%q: tensor<4x32xi8>, %s: tensor<4x4xf8E4M3FN>, %g: f32) {
+  // expected-error @+1 {{dequantizes to f32, got 'tensor<4x64xbf16>'}}
+  %d = tile.dequantize "nvfp4" %q, %s scale %g : tensor<4x32xi8>, tensor<4x4xf8E4M3FN> -> tensor<4x64xbf16>
+  return
+}
+
+// -----
+
+func.func @mxfp4_dequantize_scales(%q: tensor<4x32xi8>, %s: f32) {
+  // expected-error @+1 {{mxfp4 scales must be a tile, got 'f32'}}
+  %d = tile.dequantize "mxfp4" %q, %s : tensor<4x32xi8>, f32 -> tensor<4x64xf32>
+  return
+}
+
+// -----
+
 // The wait is a no-op unless the runtime launches the kernel early, which it
 // does only for kernels marked so.
 func.func @wait_prior_kernel_not_early() {
