@@ -41,7 +41,8 @@ namespace megac::rt {
   X(cuMemFree)                                                                 \
   X(cuMemcpyHtoD)                                                              \
   X(cuMemcpyDtoH)                                                              \
-  X(cuMemsetD8)
+  X(cuMemsetD8)                                                                \
+  X(cuPointerGetAttribute)
 
 struct CudaDriver {
 #define MEGAC_DECLARE_CUDA(fn) decltype(&::fn) fn = nullptr;

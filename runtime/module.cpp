@@ -26,6 +26,13 @@ struct ContextEntry {
   std::atomic<unsigned long long> contextId{0};
   CUcontext context = nullptr;
   CUmodule module = nullptr;
+  // A byte allocated in the context, and the process-unique id the driver
+  // gave its allocation: the allocation lives exactly as long as the context,
+  // and the driver answers for any address, so whether the context lives is
+  // asked of it, never of the context's handle (which dangles once the
+  // context is destroyed: the driver was seen to crash on it).
+  CUdeviceptr witness = 0;
+  unsigned long long witnessId = 0;
   int64_t sms = 0;
   std::string image;
   std::vector<CUfunction> functions; // per kernel, per variant
@@ -69,12 +76,21 @@ int attribute(const CudaDriver &api, CUdevice_attribute attr, CUdevice dev,
   return value;
 }
 
-/// Whether the context an entry was filled for still lives. The driver
-/// answers for a destroyed context's handle with an error, or with the id
-/// of the newer context it gave the handle to.
-bool contextLives(const CudaDriver &api, const ContextEntry &e) {
+/// The process-unique id of the allocation at `ptr`, 0 if none is there.
+unsigned long long allocationId(const CudaDriver &api, CUdeviceptr ptr) {
   unsigned long long id = 0;
-  return api.cuCtxGetId(e.context, &id) == CUDA_SUCCESS && id == e.contextId.load();
+  if (api.cuPointerGetAttribute(&id, CU_POINTER_ATTRIBUTE_BUFFER_ID, ptr) != CUDA_SUCCESS)
+    return 0;
+  return id;
+}
+
+/// Whether the context an entry was filled for still lives: whether its
+/// witness allocation does. A destroyed context's handle is never passed to
+/// the driver (on the H200 cuCtxGetId of one segfaulted in about one run of
+/// the context tests in five; results/runtime_ctxgetid_crash_41566bd.txt); its witness's
+/// address may hold another allocation by now, under another id.
+bool contextLives(const CudaDriver &api, const ContextEntry &e) {
+  return e.witness && allocationId(api, e.witness) == e.witnessId;
 }
 
 } // namespace
@@ -144,6 +160,7 @@ Module::~Module() {
       continue;
     if (api.cuCtxPushCurrent(e.context) == CUDA_SUCCESS) {
       api.cuModuleUnload(e.module);
+      api.cuMemFree(e.witness);
       CUcontext popped;
       api.cuCtxPopCurrent(&popped);
     }
@@ -213,6 +230,8 @@ const ContextEntry &Module::entryFor(void *ctxHandle) const {
   e.contextId.store(0, std::memory_order_relaxed);
   e.context = ctx;
   e.module = nullptr;
+  e.witness = 0;
+  e.witnessId = 0;
   e.functions.clear();
   CUdevice dev;
   checkCuda(api.cuCtxGetDevice(&dev), "cuCtxGetDevice", subject);
@@ -243,6 +262,11 @@ const ContextEntry &Module::entryFor(void *ctxHandle) const {
                         (log[0] ? std::string("\nJIT log:\n") + log : ""));
   }
   try {
+    checkCuda(api.cuMemAlloc(&e.witness, 1), "cuMemAlloc (the context's witness)", subject);
+    e.witnessId = allocationId(api, e.witness);
+    if (!e.witnessId)
+      throw DriverError("megac: " + subject +
+                        ": the driver gives no allocation id (CU_POINTER_ATTRIBUTE_BUFFER_ID)");
     for (const Kernel &k : kernels_) {
       const KernelInfo &info = k.signature().info();
       for (const VariantInfo &v : info.variants) {
@@ -254,9 +278,12 @@ const ContextEntry &Module::entryFor(void *ctxHandle) const {
       }
     }
   } catch (...) {
-    // The entry is not published; the image loaded for it goes too.
+    // The entry is not published; the image and the witness go too.
     api.cuModuleUnload(e.module);
     e.module = nullptr;
+    if (e.witness)
+      api.cuMemFree(e.witness);
+    e.witness = 0;
     throw;
   }
   e.contextId.store(id, std::memory_order_release);

@@ -15,7 +15,13 @@
 //     is not loaded in the current context fails with
 //     CUDA_ERROR_INVALID_HANDLE, as the real driver's does;
 //   - unloading a module its context took with it aborts the process (the
-//     real driver segfaulted there, results/checks_threads_d557163.md);
+//     real driver segfaulted there, results/checks_threads_d557163.md), and so
+//     does passing a destroyed context's handle (one no newer context was
+//     given) to cuCtxGetId, cuCtxPushCurrent or cuCtxSetCurrent (cuCtxGetId
+//     segfaulted there, results/runtime_ctxgetid_crash_41566bd.txt);
+//   - allocations belong to the context current when they are made and go
+//     with it; each has a process-unique id (CU_POINTER_ATTRIBUTE_BUFFER_ID),
+//     and an address no allocation holds answers CUDA_ERROR_INVALID_VALUE;
 //   - "device" memory is host memory, and a launch of a kernel named `fill`
 //     (out: u64, value: f32, n: u32) fills out[0, n) with value; any other
 //     kernel's launch does nothing;
@@ -30,6 +36,7 @@
 
 #include <array>
 #include <cstdio>
+#include <map>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -66,6 +73,13 @@ std::array<Context, kContexts> contexts;
 int primaryRefs[kDevices] = {};
 unsigned long long nextId = 1;
 std::vector<Module *> modules; // every module ever loaded
+
+struct Allocation {
+  Context *context = nullptr; // null: made with no current context
+  unsigned long long id = 0;
+};
+std::map<CUdeviceptr, Allocation> allocations;
+unsigned long long nextAllocationId = 1;
 thread_local std::vector<CUcontext> stack;
 thread_local FakeLaunch lastLaunch;
 
@@ -88,6 +102,12 @@ Context *current() {
 [[noreturn]] void misuse(const char *what) {
   std::fprintf(stderr, "fake libcuda: %s\n", what);
   std::abort();
+}
+
+// The real driver may crash on a destroyed context's handle: so does this one.
+void requireLive(CUcontext ctx, const char *call) {
+  if (!live(ctx))
+    misuse((std::string(call) + " of a destroyed context's handle").c_str());
 }
 
 } // namespace
@@ -179,7 +199,14 @@ CUresult CUDAAPI cuCtxDestroy(CUcontext ctx) {
   std::lock_guard<std::mutex> lock(mutex);
   if (!live(ctx) || of(ctx) < &contexts[kDevices]) // not a primary context
     return CUDA_ERROR_INVALID_CONTEXT;
-  of(ctx)->alive = false; // its modules go with it
+  of(ctx)->alive = false; // its modules and allocations go with it
+  for (auto it = allocations.begin(); it != allocations.end();)
+    if (it->second.context == of(ctx)) {
+      std::free(reinterpret_cast<void *>(it->first));
+      it = allocations.erase(it);
+    } else {
+      ++it;
+    }
   if (!stack.empty() && stack.back() == ctx)
     stack.pop_back();
   return CUDA_SUCCESS;
@@ -192,8 +219,8 @@ CUresult CUDAAPI cuCtxGetCurrent(CUcontext *pctx) {
 
 CUresult CUDAAPI cuCtxSetCurrent(CUcontext ctx) {
   std::lock_guard<std::mutex> lock(mutex);
-  if (ctx && !live(ctx))
-    return CUDA_ERROR_CONTEXT_IS_DESTROYED;
+  if (ctx)
+    requireLive(ctx, "cuCtxSetCurrent");
   if (!stack.empty())
     stack.pop_back();
   if (ctx)
@@ -203,8 +230,7 @@ CUresult CUDAAPI cuCtxSetCurrent(CUcontext ctx) {
 
 CUresult CUDAAPI cuCtxPushCurrent(CUcontext ctx) {
   std::lock_guard<std::mutex> lock(mutex);
-  if (!live(ctx))
-    return CUDA_ERROR_CONTEXT_IS_DESTROYED;
+  requireLive(ctx, "cuCtxPushCurrent");
   stack.push_back(ctx);
   return CUDA_SUCCESS;
 }
@@ -230,12 +256,15 @@ CUresult CUDAAPI cuCtxGetDevice(CUdevice *device) {
 CUresult CUDAAPI cuCtxGetId(CUcontext ctx, unsigned long long *ctxId) {
   std::lock_guard<std::mutex> lock(mutex);
   if (!ctx) {
+    // The current context, destroyed under the thread: an error, as the
+    // real driver's (it keeps the current context's state).
     if (stack.empty())
       return CUDA_ERROR_INVALID_CONTEXT;
+    if (!live(stack.back()))
+      return CUDA_ERROR_CONTEXT_IS_DESTROYED;
     ctx = stack.back();
   }
-  if (!live(ctx))
-    return CUDA_ERROR_CONTEXT_IS_DESTROYED;
+  requireLive(ctx, "cuCtxGetId");
   *ctxId = of(ctx)->id;
   return CUDA_SUCCESS;
 }
@@ -342,15 +371,35 @@ CUresult CUDAAPI cuStreamCreate(CUstream *phStream, unsigned int) {
 CUresult CUDAAPI cuStreamSynchronize(CUstream) { return CUDA_SUCCESS; }
 
 CUresult CUDAAPI cuMemAlloc(CUdeviceptr *dptr, size_t bytesize) {
+  std::lock_guard<std::mutex> lock(mutex);
   void *p = std::aligned_alloc(256, (bytesize + 255) / 256 * 256);
   if (!p)
     return CUDA_ERROR_OUT_OF_MEMORY;
   *dptr = reinterpret_cast<CUdeviceptr>(p);
+  allocations[*dptr] = Allocation{current(), nextAllocationId++};
   return CUDA_SUCCESS;
 }
 
 CUresult CUDAAPI cuMemFree(CUdeviceptr dptr) {
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = allocations.find(dptr);
+  if (it == allocations.end())
+    return CUDA_ERROR_INVALID_VALUE;
   std::free(reinterpret_cast<void *>(dptr));
+  allocations.erase(it);
+  return CUDA_SUCCESS;
+}
+
+// Only the attribute the runtime asks for; the address must be an
+// allocation's start, which is all the runtime passes.
+CUresult CUDAAPI cuPointerGetAttribute(void *data, CUpointer_attribute attribute, CUdeviceptr ptr) {
+  std::lock_guard<std::mutex> lock(mutex);
+  if (attribute != CU_POINTER_ATTRIBUTE_BUFFER_ID)
+    return CUDA_ERROR_NOT_SUPPORTED;
+  auto it = allocations.find(ptr);
+  if (it == allocations.end())
+    return CUDA_ERROR_INVALID_VALUE;
+  *static_cast<unsigned long long *>(data) = it->second.id;
   return CUDA_SUCCESS;
 }
 
