@@ -86,9 +86,10 @@ unsigned long long allocationId(const CudaDriver &api, CUdeviceptr ptr) {
 
 /// Whether the context an entry was filled for still lives: whether its
 /// witness allocation does. A destroyed context's handle is never passed to
-/// the driver (on the H200 cuCtxGetId of one segfaulted in about one run of
-/// the context tests in five; results/runtime_ctxgetid_crash_41566bd.txt); its witness's
-/// address may hold another allocation by now, under another id.
+/// the driver (on the H200, cuCtxGetId of one segfaulted in about one run of
+/// the context tests in five: results/runtime_ctxgetid_crash_41566bd.txt).
+/// The witness's address may hold another allocation by now, under another
+/// id.
 bool contextLives(const CudaDriver &api, const ContextEntry &e) {
   return e.witness && allocationId(api, e.witness) == e.witnessId;
 }

@@ -336,27 +336,34 @@ TEST(FakeDriver, LaunchConfiguration) {
   api.cuMemFree(out);
 }
 
-// A module leaves no image loaded behind: not when its load fails partway
-// (a kernel's symbol missing from the image), and not in any context that
-// lives when it is destroyed. Only the stand-in driver counts them.
+// A module leaves no image loaded and no witness allocated behind (one a
+// context: docs/runtime.md, Threads): not when its load fails partway (a
+// kernel's symbol missing from the image), and not in any context that lives
+// when it is destroyed. Only the stand-in driver counts them.
 TEST(FakeDriver, NoModuleLeftLoaded) {
   REQUIRE_FAKE_DRIVER();
   auto loaded = driverSymbol<int (*)()>("megacFakeLoadedModules");
-  ASSERT_TRUE(loaded);
+  auto allocated = driverSymbol<int (*)()>("megacFakeLiveAllocations");
+  ASSERT_TRUE(loaded && allocated);
+  int allocatedBefore = allocated();
   FillModule m;
   ASSERT_TRUE(m.ready());
   int before = loaded(); // m's, in the context current at its load
+  EXPECT_EQ(allocated(), allocatedBefore + 1); // its witness there
   Bundle bad = fillBundle();
   bad.manifest.kernels[0].variants[0].symbol = "nope";
   EXPECT_THROW(Module::load(bad, "bad.mgb"), DriverError);
   EXPECT_EQ(loaded(), before);
+  EXPECT_EQ(allocated(), allocatedBefore + 1);
   CUcontext own = nullptr, popped;
   ASSERT_EQ(m.ctxCreate(&own, nullptr, 0, m.dev), CUDA_SUCCESS);
   EXPECT_EQ(m.fillAndRead(256, 1.0f), ""); // loads the module into `own`
   EXPECT_EQ(loaded(), before + 1);
+  EXPECT_EQ(allocated(), allocatedBefore + 2);
   m.api.cuCtxPopCurrent(&popped);
   m.module.reset();
   EXPECT_EQ(loaded(), before - 1);
+  EXPECT_EQ(allocated(), allocatedBefore);
   ASSERT_EQ(m.ctxDestroy(own), CUDA_SUCCESS);
 }
 

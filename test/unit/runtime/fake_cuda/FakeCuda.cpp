@@ -26,7 +26,8 @@
 //     (out: u64, value: f32, n: u32) fills out[0, n) with value; any other
 //     kernel's launch does nothing;
 //   - the last launch's configuration is kept for the tests, and they may
-//     count the modules loaded in live contexts (FakeLaunch.h).
+//     count the modules loaded and the allocations made in live contexts
+//     (FakeLaunch.h).
 // Streams are nominal: every launch completes before it returns.
 //
 //===----------------------------------------------------------------------===//
@@ -361,6 +362,11 @@ extern "C" int megacFakeLoadedModules() {
   for (const Module *m : modules)
     n += m->loaded && m->context->alive && m->context->id == m->contextId;
   return n;
+}
+
+extern "C" int megacFakeLiveAllocations() {
+  std::lock_guard<std::mutex> lock(mutex);
+  return int(allocations.size()); // a destroyed context's went with it
 }
 
 CUresult CUDAAPI cuStreamCreate(CUstream *phStream, unsigned int) {

@@ -24,5 +24,7 @@ struct FakeLaunch {
 extern "C" const FakeLaunch *megacFakeLastLaunch();
 // Modules loaded and not unloaded, in contexts that live.
 extern "C" int megacFakeLoadedModules();
+// Allocations made and not freed, in contexts that live.
+extern "C" int megacFakeLiveAllocations();
 
 #endif // MEGAC_TEST_FAKE_LAUNCH_H
