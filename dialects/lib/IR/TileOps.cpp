@@ -128,8 +128,7 @@ LogicalResult AddPtrOp::verify() {
     return emitOpError("pointer ") << getPtr().getType() << " and offset "
                                    << getOffset().getType()
                                    << " have different shapes";
-  if (getResult().getType() != getPtr().getType())
-    return emitOpError("result type must be the pointer type");
+  // The result's type is the pointer's by the op's AllTypesMatch trait.
   return verifyTileShape(*this, getPtr().getType());
 }
 

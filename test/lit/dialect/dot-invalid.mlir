@@ -10,6 +10,14 @@ func.func @dot_f32_operands(%a: tensor<16x16xf32>, %c: tensor<16x8xf32>, %b: ten
 
 // -----
 
+func.func @dot_rank(%a: tensor<16x16xbf16>, %b: tensor<16x8xbf16>, %c: tensor<16x8x2xf32>) {
+  // expected-error @+1 {{operands must be 2-D tiles}}
+  %0 = tile.dot %a, %b, %c : tensor<16x16xbf16>, tensor<16x8xbf16>, tensor<16x8x2xf32> -> tensor<16x8x2xf32>
+  return
+}
+
+// -----
+
 func.func @dot_mixed(%a: tensor<16x16xbf16>, %b: tensor<16x8xf16>, %c: tensor<16x8xf32>) {
   // expected-error @+1 {{operands must have one element type}}
   %0 = tile.dot %a, %b, %c : tensor<16x16xbf16>, tensor<16x8xf16>, tensor<16x8xf32> -> tensor<16x8xf32>
