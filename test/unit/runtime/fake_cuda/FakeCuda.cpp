@@ -18,7 +18,9 @@
 //     real driver segfaulted there, results/checks_threads_d557163.md), and so
 //     does passing a destroyed context's handle (one no newer context was
 //     given) to cuCtxGetId, cuCtxPushCurrent or cuCtxSetCurrent (cuCtxGetId
-//     segfaulted there, results/runtime_ctxgetid_crash_41566bd.txt);
+//     segfaulted there, results/runtime_ctxgetid_crash_41566bd.txt), but for
+//     cuCtxGetId of one still current to the calling thread, which answers
+//     CUDA_ERROR_CONTEXT_IS_DESTROYED as the real driver documents;
 //   - allocations belong to the context current when they are made and go
 //     with it; each has a process-unique id (CU_POINTER_ATTRIBUTE_BUFFER_ID),
 //     and an address no allocation holds answers CUDA_ERROR_INVALID_VALUE;
@@ -35,6 +37,7 @@
 
 #include <cuda.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <map>
@@ -265,6 +268,11 @@ CUresult CUDAAPI cuCtxGetId(CUcontext ctx, unsigned long long *ctxId) {
       return CUDA_ERROR_CONTEXT_IS_DESTROYED;
     ctx = stack.back();
   }
+  // A context destroyed while current to this thread stays current to it
+  // and answers with an error, as the real driver documents; any other
+  // destroyed handle may crash the real driver.
+  if (!live(ctx) && std::find(stack.begin(), stack.end(), ctx) != stack.end())
+    return CUDA_ERROR_CONTEXT_IS_DESTROYED;
   requireLive(ctx, "cuCtxGetId");
   *ctxId = of(ctx)->id;
   return CUDA_SUCCESS;
