@@ -40,9 +40,9 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
-#include <map>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -260,12 +260,8 @@ CUresult CUDAAPI cuCtxGetDevice(CUdevice *device) {
 CUresult CUDAAPI cuCtxGetId(CUcontext ctx, unsigned long long *ctxId) {
   std::lock_guard<std::mutex> lock(mutex);
   if (!ctx) {
-    // The current context, destroyed under the thread: an error, as the
-    // real driver's (it keeps the current context's state).
     if (stack.empty())
       return CUDA_ERROR_INVALID_CONTEXT;
-    if (!live(stack.back()))
-      return CUDA_ERROR_CONTEXT_IS_DESTROYED;
     ctx = stack.back();
   }
   // A context destroyed while current to this thread stays current to it
