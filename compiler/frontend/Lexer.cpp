@@ -2,6 +2,7 @@
 #include "frontend/Lexer.h"
 
 #include "frontend/Diagnostics.h"
+#include "frontend/HabitHints.h"
 
 #include <cmath>
 #include <cstdio>
@@ -63,6 +64,7 @@ public:
       toks.push_back(next());
     }
     Token eof;
+    eof.afterLexError = lexErrorBeforeNext_;
     eof.range = range(static_cast<uint32_t>(text_.size()),
                       static_cast<uint32_t>(text_.size()));
     toks.push_back(eof);
@@ -84,8 +86,12 @@ private:
           c == '\v') {
         ++pos_;
       } else if (c == '/' && peek(1) == '/') {
+        size_t start = pos_;
         while (pos_ < text_.size() && text_[pos_] != '\n')
           ++pos_;
+        if (endsAnOperandOnThisLine(start) &&
+            readsLikeCode(text_.substr(start + 2, pos_ - start - 2)))
+          codeCommentBeforeNext_ = true;
       } else if (c == '/' && peek(1) == '*') {
         size_t start = pos_;
         size_t close = text_.find("*/", pos_ + 2);
@@ -106,9 +112,42 @@ private:
         char buf[64];
         std::snprintf(buf, sizeof buf, "unexpected character (byte 0x%02x)",
                       static_cast<unsigned char>(text_[start]));
-        diags_.error(range(start, pos_), buf);
+        diags_.error(range(start, pos_), buf, hintForStrayCharacter(c));
+        lexErrorBeforeNext_ = true;
+        // What another language's `#` or `'` starts is skipped whole, so
+        // that its words are not read as code: one error, not one a word.
+        if (c == '#')
+          skipTo('\n', /*through=*/false);
+        else if (c == '\'' && pos_ - start == 1)
+          skipTo('\'', /*through=*/true);
       }
     }
+  }
+
+  /// Moves up to `stop` on this line (past it when `through`), or to the
+  /// line's end.
+  void skipTo(char stop, bool through) {
+    while (pos_ < text_.size() && text_[pos_] != stop && text_[pos_] != '\n')
+      ++pos_;
+    if (through && pos_ < text_.size() && text_[pos_] == stop)
+      ++pos_;
+  }
+
+  /// The last token ends an operand (a name, a number, `)` or `]`) on the
+  /// line of `offset`.
+  bool endsAnOperandOnThisLine(size_t offset) const {
+    bool operand = lastKind_ == Tok::Ident || lastKind_ == Tok::Int ||
+                   lastKind_ == Tok::Float || lastKind_ == Tok::RParen ||
+                   lastKind_ == Tok::RBracket;
+    return operand && hasLast_ &&
+           text_.substr(lastEnd_, offset - lastEnd_).find('\n') ==
+               std::string_view::npos;
+  }
+
+  /// A comment's text that ends in ';' reads as the rest of a statement.
+  static bool readsLikeCode(std::string_view comment) {
+    size_t end = comment.find_last_not_of(" \t\r");
+    return end != std::string_view::npos && comment[end] == ';';
   }
 
   static bool isSpace(char c) {
@@ -138,10 +177,16 @@ private:
     return punct();
   }
 
-  Token make(Tok kind, size_t start) const {
+  Token make(Tok kind, size_t start) {
     Token t;
     t.kind = kind;
     t.range = range(static_cast<uint32_t>(start), static_cast<uint32_t>(pos_));
+    t.afterLexError = lexErrorBeforeNext_;
+    t.followsCodeComment = codeCommentBeforeNext_;
+    lexErrorBeforeNext_ = codeCommentBeforeNext_ = false;
+    hasLast_ = true;
+    lastKind_ = kind;
+    lastEnd_ = pos_;
     return t;
   }
 
@@ -177,7 +222,9 @@ private:
       size_t junk = pos_;
       while (isIdentChar(peek()))
         ++pos_;
-      diags_.error(range(junk, pos_), "invalid suffix on numeric literal");
+      diags_.error(range(junk, pos_), "invalid suffix on numeric literal",
+                   "literals take no suffix: a literal takes the type its use "
+                   "needs; cast it with 'as' for another (2 as i64)");
     }
     return isFloat ? floatToken(start) : intToken(start, 10, 0);
   }
@@ -322,10 +369,17 @@ private:
       return make(Tok::Caret, start);
     case '~':
       return make(Tok::Tilde, start);
-    default: // '.' not followed by a digit
+    default: { // '.' not followed by a digit
+      bool member = hasLast_ && lastEnd_ == start &&
+                    (lastKind_ == Tok::Ident || lastKind_ == Tok::RParen ||
+                     lastKind_ == Tok::RBracket);
       diags_.error(range(start, pos_), "unexpected '.'",
-                   "floats need a digit after '.', like '.5'");
-      return make(Tok::Eof, start);
+                   member ? hintForMemberAccess()
+                          : "floats need a digit after '.', like '.5'");
+      Token placeholder = make(Tok::Eof, start);
+      lexErrorBeforeNext_ = true;
+      return placeholder;
+    }
     }
   }
 
@@ -333,6 +387,12 @@ private:
   std::string_view text_;
   DiagnosticEngine &diags_;
   size_t pos_ = 0;
+  // The last token made, and what came between it and the next.
+  bool hasLast_ = false;
+  Tok lastKind_ = Tok::Eof;
+  size_t lastEnd_ = 0;
+  bool lexErrorBeforeNext_ = false;
+  bool codeCommentBeforeNext_ = false;
 };
 
 } // namespace

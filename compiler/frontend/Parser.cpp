@@ -2,6 +2,7 @@
 #include "frontend/Parser.h"
 
 #include "frontend/Diagnostics.h"
+#include "frontend/HabitHints.h"
 
 namespace megac::fe {
 
@@ -58,18 +59,23 @@ private:
   bool expect(Tok k, const char *context) {
     if (accept(k))
       return true;
-    error(tok().range, std::string("expected ") + tokSpelling(k) + " " +
-                           context + ", got " + describe(tok()));
+    error(tok().range,
+          std::string("expected ") + tokSpelling(k) + " " + context + ", got " +
+              describe(tok()),
+          hintForUnexpectedToken(prevToken(), tok(), k));
     return false;
   }
+  /// The token before the current one (the current one at the start).
+  const Token &prevToken() const { return pos_ > 0 ? toks_[pos_ - 1] : tok(); }
   std::string describe(const Token &t) const {
     if (t.kind == Tok::Ident)
       return "'" + t.text.substr(0, 64) + "'";
     return tokSpelling(t.kind);
   }
   void error(SourceRange r, std::string msg, std::string hint = {}) {
-    // After the nesting limit only its own error is worth reading.
-    if (tooDeepReported_)
+    // After the nesting limit only its own error is worth reading; right
+    // after bytes the lexer reported, the surprise is that error's echo.
+    if (tooDeepReported_ || tok().afterLexError)
       return;
     tooDeepReported_ = tooDeep_;
     diags_.error(r, std::move(msg), std::move(hint));
@@ -147,8 +153,9 @@ private:
       return parseHelper();
     if (at(Tok::At) || at(Tok::KwKernel))
       return parseKernel();
-    error(tok().range, "expected 'import', 'const', 'fn' or 'kernel', got " +
-                           describe(tok()));
+    error(tok().range,
+          "expected 'import', 'const', 'fn' or 'kernel', got " + describe(tok()),
+          at(Tok::Ident) ? hintForTopLevelWord(tok().text) : "");
     advance();
     return false;
   }
@@ -694,7 +701,11 @@ private:
       if (at(Tok::LParen)) {
         auto *name = dyn_cast<NameExpr>(x.get());
         if (!name) {
-          error(tok().range, "only named functions can be called");
+          error(tok().range, "only named functions can be called",
+                isa<TypeArgExpr>(x.get())
+                    ? "a cast is written 'x as " +
+                          cast<TypeArgExpr>(x.get())->typeRef.elem.str() + "'"
+                    : "");
           return nullptr;
         }
         auto call = std::make_unique<CallExpr>(x->range, name->name, x->range);
@@ -776,7 +787,8 @@ private:
       // A pointer type as an argument (`bitcast(p, *i64)`); `*` has no other
       // meaning at the start of an operand.
       if (!isScalarTypeName(tok(1))) {
-        error(t.range, "expected an expression, got " + describe(t));
+        error(t.range, "expected an expression, got " + describe(t),
+              hintAtExpressionStart(prevToken(), t));
         return nullptr;
       }
       [[fallthrough]];
@@ -795,12 +807,18 @@ private:
     case Tok::LParen: {
       advance();
       ExprPtr e = parseExpr();
+      if (e && at(Tok::Comma)) {
+        error(tok().range, "expected ')' to close the parenthesis, got ','",
+              hintForTuple());
+        return nullptr;
+      }
       if (!e || !expect(Tok::RParen, "to close the parenthesis"))
         return nullptr;
       return e;
     }
     default:
-      error(t.range, "expected an expression, got " + describe(t));
+      error(t.range, "expected an expression, got " + describe(t),
+            hintAtExpressionStart(prevToken(), t));
       return nullptr;
     }
   }

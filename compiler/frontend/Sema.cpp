@@ -4,6 +4,7 @@
 #include "frontend/Builtins.h"
 #include "frontend/Diagnostics.h"
 #include "frontend/EditDistance.h"
+#include "frontend/HabitHints.h"
 
 namespace megac::fe {
 
@@ -33,9 +34,12 @@ void Sema::reportUnknownName(SourceRange r, const std::string &name) {
       candidates.push_back(n);
   for (const auto &[n, sym] : globals_)
     candidates.push_back(n);
-  std::string best = closestName(name, candidates);
-  error(r, "unknown name '" + name.substr(0, 64) + "'",
-        best.empty() ? "" : "did you mean '" + best + "'?");
+  std::string hint = hintForUnknownName(name);
+  if (hint.empty()) {
+    std::string best = closestName(name, candidates);
+    hint = best.empty() ? "" : "did you mean '" + best + "'?";
+  }
+  error(r, "unknown name '" + name.substr(0, 64) + "'", hint);
 }
 
 void Sema::declareVar(VarDecl &v) {

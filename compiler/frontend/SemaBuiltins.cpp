@@ -10,6 +10,7 @@
 #include "frontend/ConstFold.h"
 #include "frontend/Diagnostics.h"
 #include "frontend/EditDistance.h"
+#include "frontend/HabitHints.h"
 #include "frontend/Sema.h"
 
 namespace megac::fe {
@@ -25,9 +26,13 @@ void Sema::checkCall(ExprPtr &e) {
     std::vector<std::string> names = allBuiltinNames();
     for (const auto &[name, h] : helpers_)
       names.push_back(name);
-    std::string best = closestName(c->callee, names);
+    std::string hint = hintForUnknownFunction(c->callee);
+    if (hint.empty()) {
+      std::string best = closestName(c->callee, names);
+      hint = best.empty() ? "" : "did you mean " + quoted(best) + "?";
+    }
     error(c->calleeRange, "unknown function " + quoted(c->callee.substr(0, 64)),
-          best.empty() ? "" : "did you mean " + quoted(best) + "?");
+          hint);
     return;
   }
   checkBuiltin(*c);

@@ -355,7 +355,10 @@ bool Sema::checkOperandClass(const BinaryExpr &b, const Type &t, const std::stri
   if (isBitwise(b.op) || isShift(b.op)) {
     if (t.isIntLike() || (t.isBoolLike() && isBitwise(b.op)))
       return true;
-    error(b.opRange, op + " expects integers, got " + t.str());
+    error(b.opRange, op + " expects integers, got " + t.str(),
+          b.op == BinaryOp::BitXor && t.isFloatLike()
+              ? "'^' is exclusive or: for a power, multiply (x * x)"
+              : "");
     return false;
   }
   if (t.isBoolLike() && (b.op == BinaryOp::Eq || b.op == BinaryOp::Ne))

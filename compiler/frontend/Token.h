@@ -76,6 +76,13 @@ struct Token {
   std::string text;      // identifier name / string contents / literal text
   uint64_t intValue = 0; // Tok::Int
   double floatValue = 0; // Tok::Float
+  // The lexer reported the bytes just before this token (a stray '.', '?',
+  // ...): the parser stays silent about this token, whose surprise is that
+  // error's echo.
+  bool afterLexError = false;
+  // A '//' comment whose text reads like code (it ends in ';') followed an
+  // operand on the line before this token: `let y = t // 2;`.
+  bool followsCodeComment = false;
 };
 
 } // namespace megac::fe
