@@ -33,6 +33,13 @@ bool isDeclarationWord(const Token &t) {
 
 std::string hintForUnexpectedToken(const Token &before, const Token &found,
                                    Tok expected) {
+  // A token that starts a line more likely begins the next statement after a
+  // missing ';' (`const X = 1` above `@grid(...)`) than continues this one.
+  if (found.firstOnLine)
+    return found.followsCodeComment && expected == Tok::Semi
+               ? "the line before ends in a '//' comment: if '//' was meant "
+                 "as division, write '/'"
+               : "";
   if (isIdent(found, "and"))
     return "write 'and' as '&&' ('or' is '||', 'not' is '!')";
   if (isIdent(found, "or"))
@@ -55,9 +62,6 @@ std::string hintForUnexpectedToken(const Token &before, const Token &found,
     return "write 'else if'";
   if (isIdent(before, "while"))
     return "there is no 'while': loops are for i in range(start, end) { ... }";
-  if (found.followsCodeComment && expected == Tok::Semi)
-    return "the line before ends in a '//' comment: if '//' was meant as "
-           "division, write '/'";
   return "";
 }
 

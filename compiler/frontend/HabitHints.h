@@ -5,7 +5,8 @@
 // `x.sum()`, `c ? a : b`, `[2, 64]`, `True`, `# comment`. The parser's and
 // sema's messages say what is wrong in this language's terms; these functions
 // add a hint naming this language's way to say the same, where the mistake is
-// recognizable. Each returns "" when it recognizes nothing.
+// recognizable. Those given a token or a name return "" when they recognize
+// nothing.
 //===----------------------------------------------------------------------===//
 #pragma once
 

@@ -183,6 +183,8 @@ private:
     t.range = range(static_cast<uint32_t>(start), static_cast<uint32_t>(pos_));
     t.afterLexError = lexErrorBeforeNext_;
     t.followsCodeComment = codeCommentBeforeNext_;
+    t.firstOnLine = !hasLast_ || text_.substr(lastEnd_, start - lastEnd_).find(
+                                     '\n') != std::string_view::npos;
     lexErrorBeforeNext_ = codeCommentBeforeNext_ = false;
     hasLast_ = true;
     lastKind_ = kind;

@@ -83,6 +83,8 @@ struct Token {
   // A '//' comment whose text reads like code (it ends in ';') followed an
   // operand on the line before this token: `let y = t // 2;`.
   bool followsCodeComment = false;
+  // The first token of its line: what follows a statement missing its ';'.
+  bool firstOnLine = false;
 };
 
 } // namespace megac::fe

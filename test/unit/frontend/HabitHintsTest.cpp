@@ -132,6 +132,14 @@ TEST(HabitHints, OnlyWhereTheyFit) {
   Compile comment(inKernel("let a = n // half of it\nlet b = 1;"));
   EXPECT_EQ(comment.errors().find("division"), std::string::npos) << comment.errors();
   expectKernelError("let a = .x;", "unexpected '.'", "floats need a digit after '.', like '.5'");
+  // A statement missing its ';' above a line that starts with '@' or 'if'
+  // is not a matrix product or a conditional value.
+  Compile missingSemi("const X = 1\n@grid(1)\nkernel k() {}");
+  EXPECT_NE(missingSemi.errors().find("error: expected ';'"), std::string::npos)
+      << missingSemi.errors();
+  EXPECT_EQ(missingSemi.errors().find("hint:"), std::string::npos) << missingSemi.errors();
+  Compile beforeIf(inKernel("let a = n\nif n > 0 { }"));
+  EXPECT_EQ(beforeIf.errors().find("where"), std::string::npos) << beforeIf.errors();
   // A typo of a builtin still gets "did you mean".
   expectKernelError("let a = maxx(n, 1);", "unknown function 'maxx'", "did you mean 'max'?");
   // `^` on integers is fine, and on i1 too.
