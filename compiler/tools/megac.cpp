@@ -1,6 +1,7 @@
 // megac: compile .mega tile-language modules to PTX, cubins and bundles.
 #include "../driver/Compiler.h"
 #include "../target/Target.h"
+#include "frontend/EditDistance.h"
 #include "megac/runtime/bundle.h"
 
 #include <algorithm>
@@ -65,9 +66,16 @@ struct Args {
   bool werror = false;
 };
 
-[[noreturn]] void usageError(const std::string &msg) {
-  std::cerr << "megac: error: " << msg << "\nhint: run 'megac --help'\n";
+[[noreturn]] void usageError(const std::string &msg,
+                             const std::string &hint = "run 'megac --help'") {
+  std::cerr << "megac: error: " << msg << "\nhint: " << hint << "\n";
   std::exit(1);
+}
+
+/// "did you mean" for a misspelt option or --emit kind, else the help.
+std::string suggest(const std::string &given, const std::vector<std::string> &known) {
+  std::string best = megac::fe::closestName(given, known);
+  return best.empty() ? "run 'megac --help'" : "did you mean '" + best + "'?";
 }
 
 Args parseArgs(int argc, char **argv) {
@@ -125,19 +133,25 @@ Args parseArgs(int argc, char **argv) {
     } else if (s == "-Werror") {
       a.werror = true;
     } else if (!s.empty() && s[0] == '-') {
-      usageError("unknown option '" + s + "'");
+      usageError("unknown option '" + s + "'",
+                 suggest(s.substr(0, s.find('=')),
+                         {"--target", "--emit", "--print-layout", "--kernel", "--no-ptxas",
+                          "--print-ir-after-all", "--time-phases", "-Werror", "--help",
+                          "--version"}));
     } else {
       a.files.push_back(s);
     }
   }
   if (a.files.empty())
     usageError("no input file");
-  static const char *kinds[] = {"ast",     "tile", "tile-layout", "layouts",
-                                "llvm",    "llvm-ir", "ptx",      "cubin",
-                                "bundle",  "header", "manifest", "report"};
-  if (!a.emit.empty() &&
-      std::find(std::begin(kinds), std::end(kinds), a.emit) == std::end(kinds))
-    usageError("unknown --emit kind '" + a.emit + "'");
+  static const std::vector<std::string> kinds = {
+      "ast", "tile",  "tile-layout", "layouts", "llvm",     "llvm-ir",
+      "ptx", "cubin", "bundle",      "header",  "manifest", "report"};
+  if (!a.emit.empty() && std::find(kinds.begin(), kinds.end(), a.emit) == kinds.end())
+    usageError("unknown --emit kind '" + a.emit + "'",
+               a.emit == "asm" || a.emit == "sass"
+                   ? "the assembly is --emit ptx, the machine code --emit cubin"
+                   : suggest(a.emit, kinds));
   if (a.emit.empty()) {
     auto ends = [&](const char *ext) {
       return a.output.size() > strlen(ext) &&
