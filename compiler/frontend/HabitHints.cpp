@@ -122,6 +122,10 @@ std::string hintForStrayCharacter(char c) {
   case '\'':
     return "strings take double quotes, and only 'import' takes one";
   default:
+    // A UTF-8 sequence: a minus, times sign or quote pasted from a document.
+    if (static_cast<unsigned char>(c) >= 0x80)
+      return "code is ASCII (comments and strings may hold any text): a "
+             "pasted '\u2212', '\u00d7' or curly quote is not '-', '*' or '\"'";
     return "";
   }
 }

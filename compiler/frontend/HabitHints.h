@@ -38,7 +38,8 @@ std::string hintForTopLevelWord(const std::string &word);
 std::string hintForUnknownName(const std::string &name);
 std::string hintForUnknownFunction(const std::string &name);
 
-/// A byte that starts no token (`?`, `#`, `'`, `$`, a backtick).
+/// A byte that starts no token (`?`, `#`, `'`, the first byte of a UTF-8
+/// character).
 std::string hintForStrayCharacter(char c);
 
 /// '.' right after a name, `)` or `]`: `x.sum()`, `tl.load(p)`, `x.T`.

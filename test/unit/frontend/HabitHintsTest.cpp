@@ -96,6 +96,9 @@ TEST(HabitHints, Characters) {
                     "comments are // and /* */");
   expectKernelError("let a = 'a';", "unexpected character (byte 0x27)",
                     "strings take double quotes, and only 'import' takes one");
+  expectKernelError("let a = n \u2212 1;", "unexpected character (byte 0xe2)",
+                    "code is ASCII (comments and strings may hold any text): a pasted "
+                    "'\u2212', '\u00d7' or curly quote is not '-', '*' or '\"'");
   expectKernelError("let a = 1e-3f;", "invalid suffix on numeric literal",
                     "literals take no suffix: a literal takes the type its use needs; cast it "
                     "with 'as' for another (2 as i64)");
@@ -122,6 +125,7 @@ TEST(HabitHints, ALexerErrorIsReportedOnce) {
   EXPECT_EQ(errorsIn("let a = n > 0 ? 1.0 : 2.0;"), 1u);
   EXPECT_EQ(errorsIn("let a = 'a';"), 1u);
   EXPECT_EQ(errorsIn("# a comment: with words, (brackets and) a 'quote"), 1u);
+  EXPECT_EQ(errorsIn("let a = n \u2212 1;"), 1u);
   // Errors after the statement are still reported.
   EXPECT_EQ(errorsIn("let a = t.x; let b = ;"), 2u);
 }
