@@ -146,6 +146,8 @@ private:
                     size_t required);
   void checkCastCall(ExprPtr &e);
   void checkMemoryOp(CallExpr &c);
+  bool checkStoreTargets(const CallExpr &c, const Expr &ptr, const Expr &value,
+                         const Expr *mask);
   void checkLoad(CallExpr &c);
   void checkUnaryMath(CallExpr &c);
   void checkElementwise(CallExpr &c, bool floatOnly);

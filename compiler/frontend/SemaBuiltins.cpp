@@ -341,12 +341,43 @@ void Sema::checkMemoryOp(CallExpr &c) {
                        " do not broadcast together");
     return;
   }
+  if (c.builtin == Builtin::Store && !checkStoreTargets(c, *ptr, *value, mask.get()))
+    return;
   broadcastTo(ptr, shape);
   broadcastTo(value, shape);
   if (mask)
     broadcastTo(mask, shape);
   c.type = c.builtin == Builtin::Store ? Type::voidTy()
                                        : Type::value(pointee, shape);
+}
+
+// A store whose value varies along a dim its pointer does not (`store(out, t)`
+// with a scalar `out`, the offsets forgotten) writes different values to one
+// address: one of them lands, which one is not defined. Refused unless a mask
+// that varies along that dim may leave one element there (`store(p, t, i ==
+// 0)`); a value replicated along it (`v[:, None]` broadcast) writes the same
+// value each time, which is fine. Atomics combine such elements: not checked.
+bool Sema::checkStoreTargets(const CallExpr &c, const Expr &ptr, const Expr &value,
+                             const Expr *mask) {
+  auto extent = [](const std::vector<int64_t> &shape, size_t fromRight) -> int64_t {
+    return fromRight < shape.size() ? shape[shape.size() - 1 - fromRight] : 1;
+  };
+  const auto &vs = value.type.shape;
+  int64_t perAddress = 1;
+  for (size_t d = 0; d < vs.size(); ++d)
+    if (extent(ptr.type.shape, d) == 1 && extent(vs, d) > 1 &&
+        !(mask && extent(mask->type.shape, d) > 1))
+      perAddress *= extent(vs, d);
+  if (perAddress == 1)
+    return true;
+  error(c.range,
+        "store writes " + std::to_string(perAddress) + " elements of " + value.type.str() +
+            " to each address of " +
+            (ptr.type.shape.empty() ? "its scalar pointer" : ptr.type.str()) +
+            ": one of them lands, which one is not defined",
+        "offset the pointer along every dim of the value (ptr + offs), reduce the value "
+        "first (sum(v, axis = 0)), or mask all but one element");
+  return false;
 }
 
 // A statement of an @early_launch kernel's own body, run once by every thread

@@ -28,6 +28,35 @@ TEST(BuiltinErrors, StoreAndAtomics) {
               "'atomic_add' does not support f8e4m3");
 }
 
+// Different values stored to one address: the offsets forgotten, or too few.
+TEST(BuiltinErrors, StoreOfManyValuesToOneAddress) {
+  const char *hint = "offset the pointer along every dim of the value (ptr + offs), reduce the "
+                     "value first (sum(v, axis = 0)), or mask all but one element";
+  expectKernelError(std::string(kFour) + "store(x, load(x + offs));",
+                    "store writes 4 elements of tile<4 x f32> to each address of its scalar "
+                    "pointer: one of them lands, which one is not defined",
+                    hint);
+  expectKernelError(std::string(kFour) +
+                        "store(x + offs[:, None], load(x + offs[:, None] * 4 + offs[None, :]));",
+                    "store writes 4 elements of tile<4 x 4 x f32> to each address of tile<4 x 1 "
+                    "x *f32>: one of them lands, which one is not defined",
+                    hint);
+  expectKernelError(std::string(kFour) + "store(x + offs[None, :], zeros(2, 1, f32) + 1.0);",
+                    "store writes 2 elements of tile<2 x 1 x f32> to each address of tile<1 x 4 "
+                    "x *f32>: one of them lands, which one is not defined",
+                    hint);
+  // Fine: a mask that may leave one element an address, a value replicated
+  // along the pointer's broadcast dim, a scalar value, an atomic.
+  for (const char *ok : {"store(x, load(x + offs), offs == 0);",
+                         "store(x + offs[:, None] * 4 + offs[None, :], load(x + offs)[None, :]);",
+                         "store(x + offs[:, None], load(x + offs)[:, None]);",
+                         "store(x, 1.0, offs < 4);", "store(x, sum(load(x + offs), axis = 0));",
+                         "atomic_add(x, load(x + offs));"}) {
+    Compile c(inKernel(std::string(kFour) + ok));
+    EXPECT_TRUE(c.module) << ok << "\n" << c.errors();
+  }
+}
+
 TEST(BuiltinErrors, WhereAndCdiv) {
   expectKernelError(std::string(kFour) + "let a = where(offs < 2, zeros(8, f32), 1.0);",
                     "incompatible shapes in 'where': [4] and [8]");
