@@ -49,4 +49,11 @@ std::string closestName(const std::string &name,
   return best;
 }
 
+std::string didYouMean(const std::string &name,
+                       const std::vector<std::string> &candidates,
+                       const std::string &prefix) {
+  std::string best = closestName(name, candidates);
+  return best.empty() ? "" : "did you mean '" + prefix + best + "'?";
+}
+
 } // namespace megac::fe

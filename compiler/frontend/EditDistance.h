@@ -17,4 +17,10 @@ size_t editDistance(const std::string &a, const std::string &b, size_t cap);
 std::string closestName(const std::string &name,
                         const std::vector<std::string> &candidates);
 
+/// The hint for a misspelt `name`: "did you mean '<prefix><closest>'?", or
+/// empty when no candidate is close enough.
+std::string didYouMean(const std::string &name,
+                       const std::vector<std::string> &candidates,
+                       const std::string &prefix = "");
+
 } // namespace megac::fe

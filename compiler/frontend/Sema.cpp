@@ -35,10 +35,8 @@ void Sema::reportUnknownName(SourceRange r, const std::string &name) {
   for (const auto &[n, sym] : globals_)
     candidates.push_back(n);
   std::string hint = hintForUnknownName(name);
-  if (hint.empty()) {
-    std::string best = closestName(name, candidates);
-    hint = best.empty() ? "" : "did you mean '" + best + "'?";
-  }
+  if (hint.empty())
+    hint = didYouMean(name, candidates);
   error(r, "unknown name '" + name.substr(0, 64) + "'", hint);
 }
 

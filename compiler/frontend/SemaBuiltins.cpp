@@ -27,10 +27,8 @@ void Sema::checkCall(ExprPtr &e) {
     for (const auto &[name, h] : helpers_)
       names.push_back(name);
     std::string hint = hintForUnknownFunction(c->callee);
-    if (hint.empty()) {
-      std::string best = closestName(c->callee, names);
-      hint = best.empty() ? "" : "did you mean " + quoted(best) + "?";
-    }
+    if (hint.empty())
+      hint = didYouMean(c->callee, names);
     error(c->calleeRange, "unknown function " + quoted(c->callee.substr(0, 64)),
           hint);
     return;
@@ -62,11 +60,8 @@ bool Sema::bindArgs(CallExpr &c, const std::vector<const char *> &names,
     while (idx < names.size() && a.name != names[idx])
       ++idx;
     if (idx == names.size()) {
-      std::string best = closestName(
-          a.name, std::vector<std::string>(names.begin(), names.end()));
-      error(a.nameRange,
-            quoted(c.callee) + " has no parameter " + quoted(a.name),
-            best.empty() ? "" : "did you mean " + quoted(best) + "?");
+      error(a.nameRange, quoted(c.callee) + " has no parameter " + quoted(a.name),
+            didYouMean(a.name, std::vector<std::string>(names.begin(), names.end())));
       return false;
     }
     if (out[idx].value) {

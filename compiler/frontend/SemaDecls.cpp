@@ -126,12 +126,11 @@ void Sema::checkUnusedDefines() {
   for (const auto &[name, value] : defines_) {
     if (usedDefines_.count(name))
       continue;
-    std::string best = closestName(name, names);
     error({},
           "-D " + name.substr(0, 64) +
               ": no constant or compile-time "
               "parameter has this name",
-          best.empty() ? "" : "did you mean '" + best + "'?");
+          didYouMean(name, names));
   }
 }
 
@@ -381,12 +380,12 @@ void Sema::checkAttributes(KernelDecl &k) {
               "keep @fast_math (all of the kernel's math approximate) or @fast_division "
               "(division only, div.full.f32)");
     } else {
-      std::string best = closestName(a.name, kKnown);
+      std::string hint = didYouMean(a.name, kKnown, "@");
       error(a.range, "unknown attribute '@" + a.name.substr(0, 64) + "'",
-            best.empty() ? "attributes are @num_warps @maxnreg "
-                           "@min_ctas_per_sm @grid @variant @fast_math @fast_division @value_major "
-                           "@tile_division @tree_reductions @early_launch"
-                         : "did you mean '@" + best + "'?");
+            !hint.empty() ? hint
+                          : "attributes are @num_warps @maxnreg "
+                            "@min_ctas_per_sm @grid @variant @fast_math @fast_division "
+                            "@value_major @tile_division @tree_reductions @early_launch");
     }
   }
 }

@@ -74,8 +74,8 @@ struct Args {
 
 /// "did you mean" for a misspelt option or --emit kind, else the help.
 std::string suggest(const std::string &given, const std::vector<std::string> &known) {
-  std::string best = megac::fe::closestName(given, known);
-  return best.empty() ? "run 'megac --help'" : "did you mean '" + best + "'?";
+  std::string hint = megac::fe::didYouMean(given, known);
+  return hint.empty() ? "run 'megac --help'" : hint;
 }
 
 Args parseArgs(int argc, char **argv) {
