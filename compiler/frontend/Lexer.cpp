@@ -84,12 +84,13 @@ private:
       char c = text_[pos_];
       if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' ||
           c == '\v') {
+        newlineBeforeNext_ |= c == '\n';
         ++pos_;
       } else if (c == '/' && peek(1) == '/') {
         size_t start = pos_;
         while (pos_ < text_.size() && text_[pos_] != '\n')
           ++pos_;
-        if (endsAnOperandOnThisLine(start) &&
+        if (endsAnOperandOnThisLine() &&
             readsLikeCode(text_.substr(start + 2, pos_ - start - 2)))
           codeCommentBeforeNext_ = true;
       } else if (c == '/' && peek(1) == '*') {
@@ -100,6 +101,8 @@ private:
                        "close it with '*/'");
           pos_ = text_.size();
         } else {
+          newlineBeforeNext_ |=
+              text_.substr(start, close - start).find('\n') != std::string_view::npos;
           pos_ = close + 2;
         }
       } else if (startsToken(c)) {
@@ -133,15 +136,13 @@ private:
       ++pos_;
   }
 
-  /// The last token ends an operand (a name, a number, `)` or `]`) on the
-  /// line of `offset`.
-  bool endsAnOperandOnThisLine(size_t offset) const {
+  /// The last token ends an operand (a name, a number, `)` or `]`) on this
+  /// line.
+  bool endsAnOperandOnThisLine() const {
     bool operand = lastKind_ == Tok::Ident || lastKind_ == Tok::Int ||
                    lastKind_ == Tok::Float || lastKind_ == Tok::RParen ||
                    lastKind_ == Tok::RBracket;
-    return operand && hasLast_ &&
-           text_.substr(lastEnd_, offset - lastEnd_).find('\n') ==
-               std::string_view::npos;
+    return operand && hasLast_ && !newlineBeforeNext_;
   }
 
   /// A comment's text that ends in ';' reads as the rest of a statement.
@@ -183,9 +184,8 @@ private:
     t.range = range(static_cast<uint32_t>(start), static_cast<uint32_t>(pos_));
     t.afterLexError = lexErrorBeforeNext_;
     t.followsCodeComment = codeCommentBeforeNext_;
-    t.firstOnLine = !hasLast_ || text_.substr(lastEnd_, start - lastEnd_).find(
-                                     '\n') != std::string_view::npos;
-    lexErrorBeforeNext_ = codeCommentBeforeNext_ = false;
+    t.firstOnLine = !hasLast_ || newlineBeforeNext_;
+    lexErrorBeforeNext_ = codeCommentBeforeNext_ = newlineBeforeNext_ = false;
     hasLast_ = true;
     lastKind_ = kind;
     lastEnd_ = pos_;
@@ -395,6 +395,7 @@ private:
   size_t lastEnd_ = 0;
   bool lexErrorBeforeNext_ = false;
   bool codeCommentBeforeNext_ = false;
+  bool newlineBeforeNext_ = false; // a line ended since the last token
 };
 
 } // namespace

@@ -142,6 +142,8 @@ TEST(HabitHints, OnlyWhereTheyFit) {
   EXPECT_NE(missingSemi.errors().find("error: expected ';'"), std::string::npos)
       << missingSemi.errors();
   EXPECT_EQ(missingSemi.errors().find("hint:"), std::string::npos) << missingSemi.errors();
+  Compile acrossComment("const X = 1 /* ends\nhere */ @grid(1)\nkernel k() {}");
+  EXPECT_EQ(acrossComment.errors().find("hint:"), std::string::npos) << acrossComment.errors();
   Compile beforeIf(inKernel("let a = n\nif n > 0 { }"));
   EXPECT_EQ(beforeIf.errors().find("where"), std::string::npos) << beforeIf.errors();
   // A typo of a builtin still gets "did you mean".
