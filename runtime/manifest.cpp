@@ -131,6 +131,18 @@ public:
     return p;
   }
 
+  AccessBoundInfo bound(const Value &v, const std::string &path) const {
+    checkKind(v, path, Value::Kind::Object);
+    AccessBoundInfo b;
+    b.param = string(v, path, "param", true);
+    b.access = string(v, path, "access", true);
+    b.at = string(v, path, "at", false);
+    b.when = string(v, path, "when", false);
+    b.min = string(v, path, "min", true);
+    b.max = string(v, path, "max", true);
+    return b;
+  }
+
   VariantInfo variant(const Value &v, const std::string &path) const {
     checkKind(v, path, Value::Kind::Object);
     VariantInfo out;
@@ -151,6 +163,10 @@ public:
         fail(path + ".grid",
              "expected 3 expressions, found " + std::to_string(out.grid.size()));
     }
+    if (const Value *bounds = optional(v, path, "bounds", Value::Kind::Array))
+      for (size_t i = 0; i < bounds->items().size(); ++i)
+        out.bounds.push_back(
+            bound(bounds->items()[i], path + ".bounds[" + std::to_string(i) + "]"));
     return out;
   }
 
@@ -281,6 +297,21 @@ Value variantToJson(const VariantInfo &var) {
     v.set("grid", stringArray(var.grid));
   if (var.earlyLaunch)
     v.set("early_launch", Value::boolean(*var.earlyLaunch));
+  if (!var.bounds.empty()) {
+    Value bounds = Value::array();
+    for (const AccessBoundInfo &b : var.bounds) {
+      Value e = Value::object();
+      e.set("param", Value::string(b.param));
+      e.set("access", Value::string(b.access));
+      e.set("at", Value::string(b.at));
+      if (!b.when.empty())
+        e.set("when", Value::string(b.when));
+      e.set("min", Value::string(b.min));
+      e.set("max", Value::string(b.max));
+      bounds.push(std::move(e));
+    }
+    v.set("bounds", std::move(bounds));
+  }
   return v;
 }
 
@@ -365,10 +396,16 @@ bool operator==(const ParamInfo &a, const ParamInfo &b) {
          std::tie(b.name, b.kind, b.dtype, b.align, b.shape, b.multipleOf);
 }
 
+bool operator==(const AccessBoundInfo &a, const AccessBoundInfo &b) {
+  return std::tie(a.param, a.access, a.at, a.when, a.min, a.max) ==
+         std::tie(b.param, b.access, b.at, b.when, b.min, b.max);
+}
+
 bool operator==(const VariantInfo &a, const VariantInfo &b) {
   return std::tie(a.name, a.symbol, a.maxnreg, a.minCtasPerSm, a.when, a.numWarps, a.grid,
-                  a.earlyLaunch) == std::tie(b.name, b.symbol, b.maxnreg, b.minCtasPerSm, b.when,
-                                             b.numWarps, b.grid, b.earlyLaunch);
+                  a.earlyLaunch, a.bounds) == std::tie(b.name, b.symbol, b.maxnreg, b.minCtasPerSm,
+                                                       b.when, b.numWarps, b.grid, b.earlyLaunch,
+                                                       b.bounds);
 }
 
 bool launchesEarly(const KernelInfo &kernel, size_t variant) {

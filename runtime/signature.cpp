@@ -9,6 +9,7 @@
 #include "half.h"
 #include "megac/runtime/error.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
@@ -140,7 +141,7 @@ KernelSignature::KernelSignature(KernelInfo info) : info_(std::move(info)) {
   // Names expressions may use: integer scalars by parameter index, then
   // `ctas` and `early` (variant conditions only) and `sms` (grid and
   // conditions).
-  std::vector<std::string> shapeNames(n + 3);
+  std::vector<std::string> shapeNames(n + 6);
   for (size_t i = 0; i < n; ++i) {
     const ParamInfo &p = info_.params[i];
     for (size_t j = 0; j < i; ++j)
@@ -156,11 +157,20 @@ KernelSignature::KernelSignature(KernelInfo info) : info_(std::move(info)) {
   ctasIndex_ = int(n);
   smsIndex_ = int(n + 1);
   earlyIndex_ = int(n + 2);
+  gridIndex_ = int(n + 3);
   std::vector<std::string> gridNames = shapeNames;
   gridNames[size_t(smsIndex_)] = "sms";
   std::vector<std::string> whenNames = gridNames;
   whenNames[size_t(ctasIndex_)] = "ctas";
   whenNames[size_t(earlyIndex_)] = "early";
+  // Bounds read the integer scalars and the launch grid (a parameter of the
+  // same name hides it: megac then writes no bound that reads the grid).
+  std::vector<std::string> boundNames = shapeNames;
+  for (int d = 0; d < 3; ++d) {
+    const char *name = d == 0 ? "grid_x" : d == 1 ? "grid_y" : "grid_z";
+    if (std::find(shapeNames.begin(), shapeNames.end(), name) == shapeNames.end())
+      boundNames[size_t(gridIndex_ + d)] = name;
+  }
 
   auto compile = [&](const std::string &text,
                      const std::vector<std::string> &names,
@@ -216,6 +226,23 @@ KernelSignature::KernelSignature(KernelInfo info) : info_(std::move(info)) {
                                       std::to_string(d) + "]");
     variantGrid_.push_back(std::move(grid));
     threads_.push_back(uint32_t(v.numWarps ? v.numWarps : info_.numWarps) * 32);
+    std::vector<CompiledBound> bounds;
+    for (size_t b = 0; b < v.bounds.size(); ++b) {
+      const AccessBoundInfo &info = v.bounds[b];
+      std::string where = "variant " + quoted(v.name) + ": bounds[" + std::to_string(b) + "]";
+      CompiledBound c;
+      while (c.param < n && !(info_.params[c.param].name == info.param &&
+                              info_.params[c.param].kind == ParamKind::Tensor))
+        ++c.param;
+      if (c.param == n)
+        throw error(where, "no tensor parameter is named " + quoted(info.param));
+      if (!info.when.empty())
+        c.when = compile(info.when, boundNames, where + ": when");
+      c.min = compile(info.min, boundNames, where + ": min");
+      c.max = compile(info.max, boundNames, where + ": max");
+      bounds.push_back(std::move(c));
+    }
+    bounds_.push_back(std::move(bounds));
   }
 }
 
@@ -236,6 +263,7 @@ void KernelSignature::prepare(const Arg *args, size_t count, int64_t sms,
     bindArgs(args, count, argOf, out);
     checkShapes(args, argOf, out);
     computeGrid(grid, sms, early, out);
+    checkBounds(args, argOf, out);
   } catch (const ExprError &e) {
     throw ArgError("megac: kernel " + quoted(info_.name) + ": " + e.what());
   }
@@ -432,6 +460,48 @@ int KernelSignature::selectVariant(int64_t *env, int64_t ctas,
     if (when_[v].eval(env) != 0)
       return int(v);
   return -1;
+}
+
+void KernelSignature::checkBounds(const Arg *args, const int *argOf,
+                                  LaunchConfig &out) const {
+  if (out.empty())
+    return; // nothing runs
+  for (int d = 0; d < 3; ++d)
+    out.env[gridIndex_ + d] = out.grid[d];
+  const std::vector<CompiledBound> &bounds = bounds_[size_t(out.variant)];
+  for (size_t b = 0; b < bounds.size(); ++b) {
+    const CompiledBound &c = bounds[b];
+    if (c.when.eval(out.env) == 0)
+      continue;
+    int64_t lo = c.min.eval(out.env), hi = c.max.eval(out.env);
+    int64_t numel = elementCount(args[argOf[c.param]]);
+    if (lo < 0 || hi >= numel)
+      refuseBound(args, argOf, out, b, lo, hi, numel);
+  }
+}
+
+void KernelSignature::refuseBound(const Arg *args, const int *argOf, const LaunchConfig &out,
+                                  size_t bound, int64_t lo, int64_t hi, int64_t numel) const {
+  const VariantInfo &v = info_.variants[size_t(out.variant)];
+  const AccessBoundInfo &info = v.bounds[bound];
+  const CompiledBound &c = bounds_[size_t(out.variant)][bound];
+  const Arg &a = args[argOf[c.param]];
+  const char *verb = info.access == "load" ? "read " : info.access == "store" ? "write " : "update ";
+  std::string what = info.access + (info.at.empty() ? "" : " at " + info.at);
+  if (info_.variants.size() > 1)
+    what += " (variant " + quoted(v.name) + ")";
+  std::string past = lo < 0 ? "element " + std::to_string(lo) + ", before its first"
+                            : "element " + std::to_string(hi) + ", past its " +
+                                  std::to_string(numel) + " elements (shape " +
+                                  dims(a.shape, size_t(a.ndim)) + ")";
+  std::string values;
+  for (size_t i = 0; i < info_.params.size(); ++i)
+    if (info_.params[i].kind == ParamKind::Scalar && isInteger(info_.params[i].dtype))
+      values += ", " + info_.params[i].name + " = " + std::to_string(out.env[i]);
+  int64_t grid[3] = {out.grid[0], out.grid[1], out.grid[2]};
+  refuse(c.param, "the " + what + " would " + verb + past +
+                      " for these arguments (grid " + dims(grid, 3) + values +
+                      "): a mask missing in the kernel, or arguments it does not support");
 }
 
 void KernelSignature::packParams(const Arg *args, const int *argOf,

@@ -1,6 +1,7 @@
 #include "Compiler.h"
 #include "KernelThreads.h"
 #include "LayoutReport.h"
+#include "AccessBounds.h"
 #include "ManifestBuilder.h"
 #include "RuntimeCheck.h"
 #include "SourceLoc.h"
@@ -282,6 +283,11 @@ CompileResult compile(const CompileOptions &options) {
     if (getElementTypeOrSelf(add.getOffset().getType()).getIntOrFloatBitWidth() > 32)
       offsets64.insert(add->getParentOfType<func::FuncOp>().getName().str());
   });
+  // The elements each unmasked access reaches, for the runtime's check at
+  // launch; an access known here to leave its tensor is an error now.
+  std::map<std::string, std::vector<AccessBound>> bounds;
+  if (!moduleAccessBounds(*tileModule, *mod, result.symbols, variantBodies, bounds))
+    return finish();
   double frontendMs = msSince(start);
 
   std::string libdevice = findLibdevice();
@@ -395,7 +401,7 @@ CompileResult compile(const CompileOptions &options) {
 
   if (stopHere(CompileOptions::Stage::TilePasses))
     return finishDone();
-  buildManifest(*mod, result, sharedBytes, variantBodies, offsets64, bundle.manifest);
+  buildManifest(*mod, result, sharedBytes, variantBodies, offsets64, bounds, bundle.manifest);
   bundle.manifest.sourceHash = hashSource(sm.text(mod->root().fileId));
   for (const TargetOutput &out : result.targets) {
     bundle.blobs.push_back(out.ptx);

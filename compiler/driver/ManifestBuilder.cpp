@@ -1,8 +1,11 @@
 //===- ManifestBuilder.cpp - The bundle's manifest of a module ------------===//
 #include "ManifestBuilder.h"
 
+#include "SourceLoc.h"
 #include "frontend/ASTPrinter.h"
 #include "megac/runtime/dtype.h"
+
+#include "llvm/Support/Path.h"
 
 #include <array>
 #include <optional>
@@ -25,11 +28,21 @@ std::array<std::string, 3> manifestGrid(const fe::KernelDecl &k) {
   return grid;
 }
 
+/// FILE:LINE:COL of a source location (the file's name, not its path).
+std::string where(mlir::Location loc) {
+  auto flc = mlir::dyn_cast<mlir::FileLineColLoc>(sourceLoc(loc));
+  if (!flc)
+    return "";
+  llvm::StringRef file = llvm::sys::path::filename(flc.getFilename().getValue());
+  return (file + ":" + llvm::Twine(flc.getLine()) + ":" + llvm::Twine(flc.getColumn())).str();
+}
+
 } // namespace
 
 void buildManifest(const fe::Module &mod, const CompileResult &result,
                    const std::map<std::string, int64_t> &sharedBytes,
                    const VariantBodies &bodies, const std::set<std::string> &offsets64,
+                   const std::map<std::string, std::vector<AccessBound>> &bounds,
                    rt::Manifest &m) {
   m.compilerVersion = compilerVersion();
   m.module = result.moduleName;
@@ -77,6 +90,10 @@ void buildManifest(const fe::Module &mod, const CompileResult &result,
         if (grid != info.grid)
           v.grid.assign(grid.begin(), grid.end());
       }
+      if (auto found = bounds.find(symbol); found != bounds.end())
+        for (const AccessBound &b : found->second)
+          v.bounds.push_back({k.params[b.param].var->name, b.access, where(b.loc), b.when, b.min,
+                              b.max});
       info.variants.push_back(v);
       auto it = sharedBytes.find(symbol);
       if (it != sharedBytes.end())

@@ -126,7 +126,7 @@ Bundle fillBundle() {
   k.params = {{"out", ParamKind::Tensor, DType::f32, 16, {"n"}, 1},
               {"value", ParamKind::Scalar, DType::f32, 1, {}, 1},
               {"n", ParamKind::Scalar, DType::u32, 1, {}, 1}};
-  k.variants = {{"default", "fill", 0, 0, "", 0, {}, {}}};
+  k.variants = {{"default", "fill", 0, 0, "", 0, {}, {}, {}}};
   b.manifest.kernels = {k};
   b.manifest.images = {{"sm_90", ImageKind::Ptx, 1, {}}};
   b.blobs = {kFillPtx};
@@ -304,7 +304,7 @@ TEST(FakeDriver, LaunchConfiguration) {
   KernelInfo &k = b.manifest.kernels[0];
   k.earlyLaunch = true;
   // First whose `when` holds: `small` for n < 64, on 2 warps, launched plainly.
-  k.variants.insert(k.variants.begin(), {"small", "fill", 0, 0, "n < 64", 2, {}, false});
+  k.variants.insert(k.variants.begin(), {"small", "fill", 0, 0, "n < 64", 2, {}, false, {}});
   std::string bytes = writeBundle(b);
   const CudaDriver &api = cudaDriver();
   CUdeviceptr out;
@@ -386,7 +386,7 @@ TEST(Gpu, OneModuleOnTwoDevices) {
   Bundle b = fillBundle();
   // First whose `when` holds: two warps where the device has more than 120 SMs.
   b.manifest.kernels[0].variants.insert(b.manifest.kernels[0].variants.begin(),
-                                        {"many_sms", "fill", 0, 0, "sms > 120", 2, {}, {}});
+                                        {"many_sms", "fill", 0, 0, "sms > 120", 2, {}, {}, {}});
   std::string bytes = writeBundle(b);
   LoadOptions onDevice1;
   onDevice1.device = 1;

@@ -85,7 +85,7 @@ TEST(Manifest, VariantGridAndWarpsRoundTrip) {
   Manifest m = test::sampleBundle().manifest;
   m.kernels[0].variants.insert(m.kernels[0].variants.begin(),
                                {"rows", "vector_add__rows", 0, 0, "n <= 1024", 8,
-                                {"n", "1", "1"}});
+                                {"n", "1", "1"}, {}, {}});
   std::string text = manifestToJson(m);
   EXPECT_NE(text.find("\"grid\": [\"n\", \"1\", \"1\"]"), std::string::npos) << text;
   Manifest back = parseManifest(text, "rt");

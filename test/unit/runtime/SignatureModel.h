@@ -9,7 +9,7 @@
 //
 // Expressions are evaluated with Expr, which has tests of its own; the rest
 // (binding, inference, dtypes, ranges, contiguity, 32-bit offsets, the grid,
-// the variant, packing) is restated here.
+// the variant, the accesses' bounds, packing) is restated here.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MEGAC_TEST_RUNTIME_SIGNATUREMODEL_H
@@ -19,6 +19,7 @@
 #include "megac/runtime/error.h"
 #include "megac/runtime/signature.h"
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <cstring>
@@ -43,7 +44,7 @@ class Model {
 public:
   explicit Model(const KernelInfo &kernel) : k(kernel) {
     const size_t n = k.params.size();
-    names.assign(n + 3, "");
+    names.assign(n + 6, "");
     for (size_t i = 0; i < n; ++i)
       if (k.params[i].kind == ParamKind::Scalar && isInteger(k.params[i].dtype))
         names[i] = k.params[i].name;
@@ -52,6 +53,12 @@ public:
     whenNames = gridNames;
     whenNames[n] = "ctas";
     whenNames[n + 2] = "early";
+    // Bounds read the scalars and the launch grid (unless a scalar is named so).
+    boundNames = names;
+    const char *axes[3] = {"grid_x", "grid_y", "grid_z"};
+    for (int d = 0; d < 3; ++d)
+      if (std::find(names.begin(), names.end(), axes[d]) == names.end())
+        boundNames[n + 3 + size_t(d)] = axes[d];
     // An integer scalar is inferable when some tensor's dimension is exactly
     // its name; the first such tensor and dimension is where it comes from.
     source.assign(n, {-1, -1});
@@ -103,7 +110,7 @@ public:
       if (!(omitting && isInferable(i)))
         argOf[i] = int(next++);
 
-    std::vector<int64_t> env(n + 3, 0);
+    std::vector<int64_t> env(n + 6, 0);
     for (size_t i = 0; i < n; ++i) {
       const ParamInfo &p = k.params[i];
       if (argOf[i] < 0)
@@ -210,6 +217,26 @@ public:
       o.grid[d] = uint32_t(g[d]);
     }
     o.block = uint32_t(chosen.numWarps ? chosen.numWarps : k.numWarps) * 32;
+
+    // An access of the variant that would leave its tensor (a launch that runs).
+    if (o.grid[0] && o.grid[1] && o.grid[2]) {
+      for (int d = 0; d < 3; ++d)
+        env[n + 3 + size_t(d)] = o.grid[d];
+      for (const AccessBoundInfo &b : chosen.bounds) {
+        std::optional<int64_t> holds = b.when.empty() ? 1 : eval(b.when, boundNames, env.data());
+        if (holds == 0)
+          continue;
+        std::optional<int64_t> lo = eval(b.min, boundNames, env.data()),
+                               hi = eval(b.max, boundNames, env.data());
+        if (!holds || !lo || !hi)
+          return refuse("bound expression");
+        size_t t = 0;
+        while (k.params[t].name != b.param)
+          ++t;
+        if (*lo < 0 || *hi >= *elements(args[size_t(argOf[t])]))
+          return refuse("out of bounds");
+      }
+    }
 
     for (size_t i = 0; i < n; ++i) {
       const ParamInfo &p = k.params[i];
@@ -322,7 +349,7 @@ private:
   }
 
   const KernelInfo &k;
-  std::vector<std::string> names, gridNames, whenNames;
+  std::vector<std::string> names, gridNames, whenNames, boundNames;
   std::vector<std::pair<int, int>> source;
   size_t inferable = 0;
 };

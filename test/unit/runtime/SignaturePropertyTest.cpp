@@ -47,8 +47,9 @@ void checkKernel(const KernelInfo &kernel, uint64_t seed, int launches, int &acc
 }
 
 /// A kernel with a scalar of every scalar dtype, tensors of several dtypes,
-/// a grid and conditions that can fail to evaluate, and a variant with a grid
-/// and warps of its own.
+/// a grid and conditions that can fail to evaluate, a variant with a grid
+/// and warps of its own, and accesses whose bounds hold or not, or fail to
+/// evaluate.
 KernelInfo everyDtypeKernel() {
   KernelInfo k;
   k.name = "every_dtype";
@@ -67,9 +68,13 @@ KernelInfo everyDtypeKernel() {
   k.params.push_back({"t_f8", ParamKind::Tensor, DType::f8e4m3, 4, {"2 * d", "n / 8"}, 1});
   k.params.push_back({"t_f4", ParamKind::Tensor, DType::f4e2m1x2, 1, {"n"}, 1});
   k.params.push_back({"t_one", ParamKind::Tensor, DType::i32, 8, {}, 1});
-  VariantInfo wide{"wide", "every_dtype__wide", 0, 0, "ctas > 4 * sms && early", 8, {"n", "1", "1"}, {}};
-  VariantInfo odd{"odd", "every_dtype__odd", 0, 0, "n / (d - 1) > 2", 0, {}, {}};
-  VariantInfo base{"default", "every_dtype", 0, 0, "", 0, {}, {}};
+  VariantInfo wide{"wide", "every_dtype__wide", 0, 0, "ctas > 4 * sms && early", 8, {"n", "1", "1"}, {}, {}};
+  VariantInfo odd{"odd", "every_dtype__odd", 0, 0, "n / (d - 1) > 2", 0, {}, {}, {}};
+  odd.bounds = {{"t_f8", "load", "k.mega:3:9", "", "0", "16 / (d - 2) - 1"}};
+  VariantInfo base{"default", "every_dtype", 0, 0, "", 0, {}, {}, {}};
+  base.bounds = {{"t_one", "load", "k.mega:1:5", "", "0", "0"},
+                 {"t_bf16", "store", "k.mega:2:5", "s_i8 > 0", "s_i8 - 1", "(grid_x - 1) * 8 + s_i8"},
+                 {"t_f4", "atomic", "", "", "-s_i16", "grid_y"}};
   k.variants = {wide, odd, base};
   return k;
 }

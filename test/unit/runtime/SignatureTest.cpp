@@ -272,7 +272,7 @@ TEST(Signature, PacksScalarsByDtype) {
               {"c", ParamKind::Scalar, DType::f16, 1, {}, 1},
               {"d", ParamKind::Scalar, DType::i64, 1, {}, 1},
               {"e", ParamKind::Scalar, DType::u8, 1, {}, 1}};
-  k.variants = {{"default", "scalars", 0, 0, "", 0, {}}};
+  k.variants = {{"default", "scalars", 0, 0, "", 0, {}, {}, {}}};
   KernelSignature sig(k);
   std::vector<Arg> args = {
       Arg::scalar(DType::f32, 1.5), Arg::scalar(DType::bf16, 1.0),
@@ -297,7 +297,7 @@ TEST(Signature, RefusesAFiniteFloatPastItsDtype) {
   k.name = "scalars";
   k.params = {{"a", ParamKind::Scalar, DType::f32, 1, {}, 1},
               {"b", ParamKind::Scalar, DType::f16, 1, {}, 1}};
-  k.variants = {{"default", "scalars", 0, 0, "", 0, {}, {}}};
+  k.variants = {{"default", "scalars", 0, 0, "", 0, {}, {}, {}}};
   KernelSignature sig(k);
   std::vector<Arg> args = {Arg::scalar(DType::f32, 3.4e38), Arg::scalar(DType::f16, 65519.0)};
   LaunchConfig c;
@@ -368,7 +368,7 @@ TEST(Signature, CapWindowVariantAtBoundaries) {
 TEST(Signature, VariantByScalarParameter) {
   KernelInfo k = test::vectorAddKernel();
   k.variants = {{"small", "vector_add__small", 0, 0, "n <= 2048", 0, {}},
-                {"default", "vector_add", 0, 0, "", 0, {}}};
+                {"default", "vector_add", 0, 0, "", 0, {}, {}, {}}};
   KernelSignature sig(k);
   auto variantFor = [&](int64_t n) {
     auto args = vectorAddArgs(n);
@@ -387,7 +387,7 @@ TEST(Signature, VariantByScalarParameter) {
 TEST(Signature, VariantByLaunchMode) {
   KernelInfo k = test::vectorAddKernel();
   k.variants = {{"prefetch", "vector_add__prefetch", 0, 0, "early && n <= 2048", 0, {}},
-                {"default", "vector_add", 0, 0, "", 0, {}}};
+                {"default", "vector_add", 0, 0, "", 0, {}, {}, {}}};
   KernelSignature sig(k);
   auto variantFor = [&](int64_t n, bool early) {
     auto args = vectorAddArgs(n);
@@ -408,7 +408,7 @@ TEST(Signature, VariantByLaunchMode) {
 TEST(Signature, VariantWithItsOwnGridAndWarps) {
   KernelInfo k = test::vectorAddKernel();
   k.variants = {{"rows", "vector_add__rows", 0, 0, "ctas <= 2", 8, {"n / 16", "2", "1"}},
-                {"default", "vector_add", 0, 0, "", 0, {}}};
+                {"default", "vector_add", 0, 0, "", 0, {}, {}, {}}};
   KernelSignature sig(k);
   // The launch of vector_add over n elements: variant, grid x and y, CTA size.
   using Launch = std::tuple<std::string, uint32_t, uint32_t, uint32_t>;
@@ -427,7 +427,7 @@ TEST(Signature, VariantWithItsOwnGridAndWarps) {
 // The variant's grid is range-checked like the kernel's.
 TEST(Signature, VariantGridOutOfRange) {
   KernelInfo k = test::vectorAddKernel();
-  k.variants = {{"rows", "vector_add__rows", 0, 0, "", 0, {"1", "n", "1"}}};
+  k.variants = {{"rows", "vector_add__rows", 0, 0, "", 0, {"1", "n", "1"}, {}, {}}};
   KernelSignature sig(k);
   EXPECT_EQ(refusal(sig, vectorAddArgs(1 << 17)),
             "megac: kernel 'vector_add': grid [1, 131072, 1] is out of range "
@@ -436,7 +436,7 @@ TEST(Signature, VariantGridOutOfRange) {
 
 TEST(Signature, NoVariantHolds) {
   KernelInfo k = test::vectorAddKernel();
-  k.variants = {{"big", "vector_add", 0, 0, "ctas > 1000", 0, {}}};
+  k.variants = {{"big", "vector_add", 0, 0, "ctas > 1000", 0, {}, {}, {}}};
   KernelSignature sig(k);
   EXPECT_EQ(refusal(sig, vectorAddArgs(1024)),
             "megac: kernel 'vector_add': no variant's condition holds (ctas = "

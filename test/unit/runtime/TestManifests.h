@@ -18,7 +18,7 @@ inline KernelInfo vectorAddKernel() {
       {"out", ParamKind::Tensor, DType::f32, 16, {"n"}, 1},
       {"n", ParamKind::Scalar, DType::i32, 1, {}, 16},
   };
-  k.variants = {{"default", "vector_add", 0, 0, "", 0, {}}};
+  k.variants = {{"default", "vector_add", 0, 0, "", 0, {}, {}, {}}};
   return k;
 }
 
@@ -41,8 +41,8 @@ inline KernelInfo gdnCoreKernel() {
   };
   k.variants = {
       {"cap168", "gdn_core__cap168", 168, 3,
-       "ctas > 2 * sms && ctas <= 3 * sms", 0, {}},
-      {"default", "gdn_core", 0, 0, "", 0, {}},
+       "ctas > 2 * sms && ctas <= 3 * sms", 0, {}, {}, {}},
+      {"default", "gdn_core", 0, 0, "", 0, {}, {}, {}},
   };
   return k;
 }

@@ -37,6 +37,19 @@ struct ParamInfo {
   int64_t multipleOf = 1;
 };
 
+/// The elements one unmasked access of a variant reaches (docs/bundle.md,
+/// bounds): offsets from `min` to `max` into tensor parameter `param`, as
+/// expressions over the integer scalars and grid_x, grid_y, grid_z (the
+/// launch grid), whenever `when` holds ("": always).
+struct AccessBoundInfo {
+  std::string param;
+  std::string access; ///< load, store or atomic (for messages)
+  std::string at;     ///< FILE:LINE:COL of the access
+  std::string when;
+  std::string min;
+  std::string max;
+};
+
 struct VariantInfo {
   std::string name;
   std::string symbol;
@@ -53,6 +66,9 @@ struct VariantInfo {
   /// Whether this variant is launched early, when it differs from the
   /// kernel's early_launch (unset: the kernel's).
   std::optional<bool> earlyLaunch;
+  /// What its unmasked accesses reach, where megac could tell; the runtime
+  /// refuses a launch that would leave a tensor.
+  std::vector<AccessBoundInfo> bounds;
 };
 
 struct KernelInfo {
@@ -114,6 +130,7 @@ std::string manifestToJson(const Manifest &manifest);
 std::string_view imageKindName(ImageKind kind);
 
 bool operator==(const ParamInfo &a, const ParamInfo &b);
+bool operator==(const AccessBoundInfo &a, const AccessBoundInfo &b);
 bool operator==(const VariantInfo &a, const VariantInfo &b);
 bool operator==(const KernelInfo &a, const KernelInfo &b);
 bool operator==(const ResourceUsage &a, const ResourceUsage &b);

@@ -47,9 +47,9 @@ struct LaunchConfig {
   };
   Value values[kMaxParams];
   void *params[kMaxParams];
-  /// Scalar values by parameter index, then ctas, sms and early: what
-  /// expressions read.
-  int64_t env[kMaxParams + 3];
+  /// Scalar values by parameter index, then ctas, sms, early and the grid's
+  /// x, y, z: what expressions read.
+  int64_t env[kMaxParams + 6];
 
   /// A zero grid dimension: there is nothing to launch.
   bool empty() const { return grid[0] == 0 || grid[1] == 0 || grid[2] == 0; }
@@ -95,6 +95,10 @@ private:
   void checkShapes(const Arg *args, const int *argOf, LaunchConfig &out) const;
   void computeGrid(const Grid *grid, int64_t sms, bool early, LaunchConfig &out) const;
   void packParams(const Arg *args, const int *argOf, LaunchConfig &out) const;
+  /// Refuses a launch whose variant's accesses would reach past a tensor.
+  void checkBounds(const Arg *args, const int *argOf, LaunchConfig &out) const;
+  [[noreturn]] void refuseBound(const Arg *args, const int *argOf, const LaunchConfig &out,
+                                size_t bound, int64_t lo, int64_t hi, int64_t numel) const;
 
   /// The grid of `info_.grid` (variant < 0) or of a variant with its own.
   void evalGrid(int variant, int64_t *env, int64_t g[3]) const;
@@ -107,10 +111,17 @@ private:
   /// is empty) and its CTA size in threads.
   std::vector<std::array<Expr, 3>> variantGrid_;
   std::vector<uint32_t> threads_;
+  /// Per variant: its accesses' bounds (when, min, max, the tensor's index).
+  struct CompiledBound {
+    Expr when, min, max;
+    size_t param = 0;
+  };
+  std::vector<std::vector<CompiledBound>> bounds_;
   int numInferable_ = 0;
   int ctasIndex_ = 0;
   int smsIndex_ = 0;
   int earlyIndex_ = 0;
+  int gridIndex_ = 0; ///< grid_x; grid_y and grid_z follow
 };
 
 } // namespace megac::rt

@@ -1,0 +1,541 @@
+//===- AccessBounds.cpp - Which elements a kernel's accesses reach --------===//
+#include "AccessBounds.h"
+
+#include "frontend/ASTPrinter.h"
+
+#include "Tile/IR/TileDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringExtras.h"
+
+#include <set>
+#include <tuple>
+
+using namespace mlir;
+
+namespace megac {
+namespace {
+
+/// An integer as the runtime's expression grammar spells it (runtime/expr.h),
+/// folded where it is a literal; `known` is its value when only the grid's
+/// constant dimensions enter it.
+struct Sym {
+  std::string text = "0";
+  int prec = 0; // 0: a name, literal or call; 1: a product; 2: a sum
+  std::optional<int64_t> literal = 0;
+  std::optional<int64_t> known = 0;
+  bool overflow = false; // a literal overflowed: the access is left out
+
+  static Sym lit(int64_t v) { return Sym{std::to_string(v), v < 0 ? 2 : 0, v, v}; }
+  static Sym name(std::string n, std::optional<int64_t> known) {
+    return Sym{std::move(n), 0, std::nullopt, known};
+  }
+  std::string wrapped(int maxPrec) const { return prec > maxPrec ? "(" + text + ")" : text; }
+};
+
+template <class F> std::optional<int64_t> both(const std::optional<int64_t> &a, const std::optional<int64_t> &b, F f) {
+  int64_t r;
+  if (!a || !b || f(*a, *b, &r))
+    return std::nullopt;
+  return r;
+}
+bool addOv(int64_t a, int64_t b, int64_t *r) { return __builtin_add_overflow(a, b, r); }
+bool subOv(int64_t a, int64_t b, int64_t *r) { return __builtin_sub_overflow(a, b, r); }
+bool mulOv(int64_t a, int64_t b, int64_t *r) { return __builtin_mul_overflow(a, b, r); }
+
+// A result whose operands are both literals is a literal (or an overflow).
+Sym folded(const Sym &a, const Sym &b, bool (*op)(int64_t, int64_t, int64_t *)) {
+  Sym r = Sym::lit(0);
+  int64_t v;
+  if (op(*a.literal, *b.literal, &v))
+    r.overflow = true;
+  else
+    r = Sym::lit(v);
+  return r;
+}
+
+Sym add(const Sym &a, const Sym &b) {
+  if (a.literal && b.literal)
+    return folded(a, b, addOv);
+  if (a.literal == 0)
+    return b;
+  if (b.literal == 0)
+    return a;
+  return Sym{a.text + " + " + b.text, 2, std::nullopt, both(a.known, b.known, addOv),
+             a.overflow || b.overflow};
+}
+
+Sym sub(const Sym &a, const Sym &b) {
+  if (a.literal && b.literal)
+    return folded(a, b, subOv);
+  if (b.literal == 0)
+    return a;
+  return Sym{a.text + " - " + b.wrapped(1), 2, std::nullopt, both(a.known, b.known, subOv),
+             a.overflow || b.overflow};
+}
+
+Sym mul(const Sym &a, const Sym &b) {
+  if (a.literal && b.literal)
+    return folded(a, b, mulOv);
+  if (a.literal == 0 || b.literal == 0)
+    return Sym::lit(0);
+  if (a.literal == 1)
+    return b;
+  if (b.literal == 1)
+    return a;
+  return Sym{a.wrapped(1) + " * " + b.wrapped(0), 1, std::nullopt, both(a.known, b.known, mulOv),
+             a.overflow || b.overflow};
+}
+
+/// a / b or a % b, truncating (as arith.divsi and remsi, and the runtime).
+Sym divide(const Sym &a, const Sym &b, bool remainder) {
+  auto f = [remainder](int64_t x, int64_t y, int64_t *r) {
+    if (y == 0 || (x == INT64_MIN && y == -1))
+      return true;
+    *r = remainder ? x % y : x / y;
+    return false;
+  };
+  if (a.literal && b.literal) {
+    Sym r = Sym::lit(0);
+    int64_t v;
+    if (f(*a.literal, *b.literal, &v))
+      r.overflow = true;
+    else
+      r = Sym::lit(v);
+    return r;
+  }
+  if (!remainder && b.literal == 1)
+    return a;
+  return Sym{a.wrapped(1) + (remainder ? " % " : " / ") + b.wrapped(0), 1, std::nullopt,
+             both(a.known, b.known, f), a.overflow || b.overflow || b.literal == 0};
+}
+
+Sym call(const char *fn, const Sym &a, const Sym &b, std::optional<int64_t> known) {
+  return Sym{std::string(fn) + "(" + a.text + ", " + b.text + ")", 0, std::nullopt, known,
+             a.overflow || b.overflow};
+}
+
+Sym minOf(const Sym &a, const Sym &b) {
+  auto f = [](int64_t x, int64_t y, int64_t *r) { return *r = std::min(x, y), false; };
+  if (a.literal && b.literal)
+    return Sym::lit(std::min(*a.literal, *b.literal));
+  return call("min", a, b, both(a.known, b.known, f));
+}
+
+Sym maxOf(const Sym &a, const Sym &b) {
+  auto f = [](int64_t x, int64_t y, int64_t *r) { return *r = std::max(x, y), false; };
+  if (a.literal && b.literal)
+    return Sym::lit(std::max(*a.literal, *b.literal));
+  return call("max", a, b, both(a.known, b.known, f));
+}
+
+/// ceil(a / b) for a > 0 and a literal b > 0.
+Sym cdiv(const Sym &a, int64_t b) {
+  auto f = [](int64_t x, int64_t y, int64_t *r) { return *r = x / y + (x % y > 0), false; };
+  if (b == 1)
+    return a;
+  if (a.literal)
+    return Sym::lit(*a.literal / b + (*a.literal % b > 0));
+  return call("cdiv", a, Sym::lit(b), both(a.known, std::optional<int64_t>(b), f));
+}
+
+/// What an offset term varies with: an index along a dimension of the
+/// access's tile, a program id, or the trip of a loop.
+struct Atom {
+  enum Kind { Dim, ProgramId, Trip } kind;
+  int64_t index = 0;          // the dimension or the grid axis
+  Operation *loop = nullptr; // Trip: the scf.for
+  bool operator==(const Atom &o) const {
+    return kind == o.kind && index == o.index && loop == o.loop;
+  }
+};
+
+/// base + sum of coefficient * atom, each atom from 0 to its extent - 1.
+struct Affine {
+  Sym base = Sym::lit(0);
+  std::vector<std::pair<Atom, Sym>> terms;
+
+  bool scalar() const { return terms.empty(); }
+  void addTerm(const Atom &atom, const Sym &coeff) {
+    for (auto &[a, c] : terms)
+      if (a == atom) {
+        c = add(c, coeff);
+        return;
+      }
+    terms.push_back({atom, coeff});
+  }
+};
+
+Affine plus(const Affine &a, const Affine &b, bool minus) {
+  Affine r = a;
+  r.base = minus ? sub(a.base, b.base) : add(a.base, b.base);
+  for (const auto &[atom, c] : b.terms)
+    r.addTerm(atom, minus ? mul(Sym::lit(-1), c) : c);
+  return r;
+}
+
+Affine scaled(const Affine &a, const Sym &k) {
+  Affine r;
+  r.base = mul(a.base, k);
+  for (const auto &[atom, c] : a.terms)
+    r.terms.push_back({atom, mul(c, k)});
+  return r;
+}
+
+/// `a` with a dimension of size 1 inserted at `axis`.
+Affine expanded(Affine a, int64_t axis) {
+  for (auto &[atom, c] : a.terms)
+    if (atom.kind == Atom::Dim && atom.index >= axis)
+      ++atom.index;
+  return a;
+}
+
+struct Loop {
+  Sym lower;
+  int64_t step = 1;
+  Sym trips;
+  std::string when;               // "" when it is known to run
+  std::optional<bool> runs;       // known to run, or known not to
+};
+
+/// Offsets into a tensor parameter, counted in its elements. Through a cast
+/// to a wider element type (`bitcast(p, *i64)` of a bf16 tensor), each offset
+/// is the first of `width` elements.
+struct PointerOffsets {
+  unsigned param = 0;
+  Affine offsets;
+  int64_t width = 1;
+};
+
+/// The bytes of a pointer's element type, 0 when it has no fixed size.
+int64_t elementBytes(Type ptr) {
+  auto p = dyn_cast<tile::PtrType>(getElementTypeOrSelf(ptr));
+  if (!p || !p.getPointeeType().isIntOrFloat() || p.getPointeeType().getIntOrFloatBitWidth() % 8)
+    return 0;
+  return p.getPointeeType().getIntOrFloatBitWidth() / 8;
+}
+
+class Analysis {
+public:
+  Analysis(func::FuncOp kernel, const std::vector<std::string> &names,
+           const std::array<std::optional<int64_t>, 3> &grid)
+      : kernel(kernel), names(names), grid(grid) {}
+
+  std::optional<AccessBound> bound(Operation *op, Value ptr, Value mask, const char *access);
+
+private:
+  std::optional<Affine> affine(Value v);
+  std::optional<Affine> compute(Value v);
+  std::optional<PointerOffsets> pointer(Value v);
+  const std::optional<Loop> &loop(scf::ForOp op);
+  Sym extent(const Atom &atom, ArrayRef<int64_t> shape);
+
+  func::FuncOp kernel;
+  const std::vector<std::string> &names;
+  std::array<std::optional<int64_t>, 3> grid;
+  llvm::DenseMap<Value, std::optional<Affine>> affines;
+  llvm::DenseMap<Operation *, std::optional<Loop>> loops;
+};
+
+std::optional<Affine> Analysis::affine(Value v) {
+  auto it = affines.find(v);
+  if (it != affines.end())
+    return it->second;
+  std::optional<Affine> a = compute(v);
+  // A literal that overflowed int64 leaves the offset unknown.
+  bool overflow = a && a->base.overflow;
+  for (const auto &[atom, coeff] : a ? a->terms : std::vector<std::pair<Atom, Sym>>{})
+    overflow = overflow || coeff.overflow;
+  if (overflow)
+    a.reset();
+  affines[v] = a;
+  return a;
+}
+
+std::optional<Affine> Analysis::compute(Value v) {
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    Operation *owner = arg.getOwner()->getParentOp();
+    if (owner == kernel.getOperation()) {
+      const std::string &n = names[arg.getArgNumber()];
+      if (n.empty())
+        return std::nullopt;
+      return Affine{Sym::name(n, std::nullopt), {}};
+    }
+    auto forOp = dyn_cast<scf::ForOp>(owner);
+    if (!forOp || v != forOp.getInductionVar() || !loop(forOp))
+      return std::nullopt; // a value a loop carries: not followed
+    Affine a{loop(forOp)->lower, {}};
+    a.addTerm(Atom{Atom::Trip, 0, forOp}, Sym::lit(loop(forOp)->step));
+    return a;
+  }
+  Operation *def = v.getDefiningOp();
+  if (auto c = dyn_cast<arith::ConstantOp>(def)) {
+    if (auto i = dyn_cast<IntegerAttr>(c.getValue()); i && i.getType().isSignlessInteger())
+      return Affine{Sym::lit(i.getValue().getSExtValue()), {}};
+    if (auto s = dyn_cast<SplatElementsAttr>(c.getValue());
+        s && s.getElementType().isSignlessInteger())
+      return Affine{Sym::lit(s.getSplatValue<APInt>().getSExtValue()), {}};
+    return std::nullopt;
+  }
+  if (auto pid = dyn_cast<tile::ProgramIdOp>(def)) {
+    Affine a;
+    a.addTerm(Atom{Atom::ProgramId, pid.getAxis(), nullptr}, Sym::lit(1));
+    return a;
+  }
+  if (auto count = dyn_cast<tile::NumProgramsOp>(def))
+    return Affine{Sym::name(kGridNames[count.getAxis()], grid[count.getAxis()]), {}};
+  if (auto range = dyn_cast<tile::ArangeOp>(def)) {
+    Affine a{Sym::lit(range.getStart()), {}};
+    if (range.getEnd() - range.getStart() > 1)
+      a.addTerm(Atom{Atom::Dim, 0, nullptr}, Sym::lit(1));
+    return a;
+  }
+  if (isa<tile::SplatOp, tile::BroadcastOp, tile::ConvertLayoutOp, arith::ExtSIOp>(def))
+    return affine(def->getOperand(0));
+  if (auto expand = dyn_cast<tile::ExpandDimsOp>(def)) {
+    std::optional<Affine> a = affine(expand.getSrc());
+    return a ? std::optional(expanded(*a, expand.getAxis())) : std::nullopt;
+  }
+  if (isa<arith::AddIOp, arith::SubIOp, arith::MulIOp>(def)) {
+    std::optional<Affine> l = affine(def->getOperand(0)), r = affine(def->getOperand(1));
+    if (!l || !r)
+      return std::nullopt;
+    if (isa<arith::AddIOp>(def))
+      return plus(*l, *r, false);
+    if (isa<arith::SubIOp>(def))
+      return plus(*l, *r, true);
+    if (r->scalar())
+      return scaled(*l, r->base);
+    if (l->scalar())
+      return scaled(*r, l->base);
+    return std::nullopt; // a product of two varying terms
+  }
+  if (isa<arith::DivSIOp, arith::RemSIOp>(def)) {
+    // Of scalars only: a quotient of varying terms is not affine.
+    std::optional<Affine> l = affine(def->getOperand(0)), r = affine(def->getOperand(1));
+    if (!l || !r || !l->scalar() || !r->scalar())
+      return std::nullopt;
+    return Affine{divide(l->base, r->base, isa<arith::RemSIOp>(def)), {}};
+  }
+  return std::nullopt;
+}
+
+const std::optional<Loop> &Analysis::loop(scf::ForOp op) {
+  auto it = loops.find(op);
+  if (it != loops.end())
+    return it->second;
+  std::optional<Loop> &l = loops[op];
+  std::optional<Affine> lb = affine(op.getLowerBound()), ub = affine(op.getUpperBound()),
+                        step = affine(op.getStep());
+  if (!lb || !ub || !step || !lb->scalar() || !ub->scalar() || !step->scalar() ||
+      !step->base.literal || *step->base.literal <= 0)
+    return l;
+  Loop info;
+  info.lower = lb->base;
+  info.step = *step->base.literal;
+  Sym span = sub(ub->base, lb->base);
+  if (span.overflow)
+    return l;
+  info.trips = cdiv(span, info.step);
+  if (span.known)
+    info.runs = *span.known > 0;
+  if (!span.literal)
+    info.when = ub->base.wrapped(1) + " > " + lb->base.wrapped(1);
+  l = info;
+  return l;
+}
+
+std::optional<PointerOffsets> Analysis::pointer(Value v) {
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    if (arg.getOwner()->getParentOp() != kernel.getOperation())
+      return std::nullopt;
+    return PointerOffsets{arg.getArgNumber(), Affine{}};
+  }
+  Operation *def = v.getDefiningOp();
+  if (isa<tile::SplatOp, tile::BroadcastOp, tile::ConvertLayoutOp>(def))
+    return pointer(def->getOperand(0));
+  if (auto expand = dyn_cast<tile::ExpandDimsOp>(def)) {
+    std::optional<PointerOffsets> p = pointer(expand.getSrc());
+    if (p)
+      p->offsets = expanded(p->offsets, expand.getAxis());
+    return p;
+  }
+  if (auto add = dyn_cast<tile::AddPtrOp>(def)) {
+    std::optional<PointerOffsets> p = pointer(add.getPtr());
+    std::optional<Affine> o = affine(add.getOffset());
+    if (!p || !o)
+      return std::nullopt;
+    p->offsets = plus(p->offsets, scaled(*o, Sym::lit(p->width)), false);
+    return p;
+  }
+  if (auto cast = dyn_cast<tile::PtrCastOp>(def)) {
+    std::optional<PointerOffsets> p = pointer(cast.getSrc());
+    int64_t from = elementBytes(cast.getSrc().getType()), to = elementBytes(cast.getType());
+    if (!p || from == 0 || to == 0 || (to * p->width) % from != 0)
+      return std::nullopt; // to a narrower element: offsets that split one
+    p->width = to * p->width / from;
+    return p;
+  }
+  return std::nullopt; // selected or loaded
+}
+
+Sym Analysis::extent(const Atom &atom, ArrayRef<int64_t> shape) {
+  switch (atom.kind) {
+  case Atom::Dim:
+    return Sym::lit(shape[size_t(atom.index)]);
+  case Atom::ProgramId:
+    return Sym::name(kGridNames[size_t(atom.index)], grid[size_t(atom.index)]);
+  case Atom::Trip:
+    return loops[atom.loop]->trips;
+  }
+  return Sym::lit(1);
+}
+
+std::optional<AccessBound> Analysis::bound(Operation *op, Value ptr, Value mask, const char *access) {
+  if (mask)
+    return std::nullopt;
+  // Only loops may enclose it: every trip runs it.
+  std::string when;
+  bool runs = true;
+  for (Operation *p = op->getParentOp(); p != kernel.getOperation(); p = p->getParentOp()) {
+    // An `if` on a constant (a variant's constant, say) is no condition in
+    // the branch it takes; the other never runs.
+    if (auto ifOp = dyn_cast<scf::IfOp>(p)) {
+      std::optional<Affine> cond = affine(ifOp.getCondition());
+      if (!cond || !cond->base.literal)
+        return std::nullopt;
+      bool inThen = ifOp.getThenRegion().isAncestor(op->getParentRegion());
+      if ((*cond->base.literal != 0) != inThen)
+        return std::nullopt;
+      continue;
+    }
+    auto forOp = dyn_cast<scf::ForOp>(p);
+    if (!forOp || !loop(forOp))
+      return std::nullopt;
+    const Loop &l = *loop(forOp);
+    if (l.runs == false)
+      return std::nullopt; // never runs
+    runs = runs && l.runs.value_or(false);
+    if (!l.when.empty())
+      when = when.empty() ? l.when : l.when + " && " + when;
+  }
+  std::optional<PointerOffsets> p = pointer(ptr);
+  if (!p)
+    return std::nullopt;
+  ArrayRef<int64_t> shape;
+  if (auto tile = dyn_cast<RankedTensorType>(ptr.getType()))
+    shape = tile.getShape();
+  Sym lo = p->offsets.base, hi = p->offsets.base;
+  for (const auto &[atom, coeff] : p->offsets.terms) {
+    Sym span = mul(coeff, sub(extent(atom, shape), Sym::lit(1)));
+    if (coeff.literal && *coeff.literal >= 0) {
+      hi = add(hi, span);
+    } else if (coeff.literal) {
+      lo = add(lo, span);
+    } else {
+      lo = add(lo, minOf(Sym::lit(0), span));
+      hi = add(hi, maxOf(Sym::lit(0), span));
+    }
+  }
+  hi = add(hi, Sym::lit(p->width - 1));
+  if (lo.overflow || hi.overflow)
+    return std::nullopt;
+  AccessBound b{p->param, access, op->getLoc(), when, lo.text, hi.text, std::nullopt, std::nullopt};
+  if (runs) {
+    b.knownMin = lo.known;
+    b.knownMax = hi.known;
+  }
+  return b;
+}
+
+} // namespace
+
+std::vector<AccessBound> accessBounds(func::FuncOp kernel, const std::vector<std::string> &scalarNames,
+                                      const std::array<std::optional<int64_t>, 3> &grid) {
+  Analysis analysis(kernel, scalarNames, grid);
+  std::vector<AccessBound> bounds;
+  std::set<std::tuple<unsigned, std::string, std::string, std::string>> seen;
+  kernel.walk([&](Operation *op) {
+    std::optional<AccessBound> b;
+    if (auto load = dyn_cast<tile::LoadOp>(op))
+      b = analysis.bound(op, load.getPtr(), load.getMask(), "load");
+    else if (auto store = dyn_cast<tile::StoreOp>(op))
+      b = analysis.bound(op, store.getPtr(), store.getMask(), "store");
+    else if (auto atomic = dyn_cast<tile::AtomicRMWOp>(op))
+      b = analysis.bound(op, atomic.getPtr(), atomic.getMask(), "atomic");
+    if (b && seen.insert({b->param, b->when, b->min, b->max}).second)
+      bounds.push_back(std::move(*b));
+  });
+  return bounds;
+}
+
+namespace {
+
+/// The value of a manifest expression that is a plain number.
+std::optional<int64_t> number(const std::string &text) {
+  int64_t v;
+  if (llvm::StringRef(text).getAsInteger(10, v))
+    return std::nullopt;
+  return v;
+}
+
+/// A tensor parameter's elements when its shape is constant.
+std::optional<int64_t> constantElements(const fe::ParamDecl &p) {
+  int64_t numel = 1;
+  for (const fe::ExprPtr &d : p.shape) {
+    std::optional<int64_t> n = number(fe::manifestExpr(*d));
+    if (!n || __builtin_mul_overflow(numel, *n, &numel))
+      return std::nullopt;
+  }
+  return numel;
+}
+
+} // namespace
+
+bool moduleAccessBounds(ModuleOp module, const fe::Module &mod,
+                        const std::map<std::string, std::vector<std::string>> &symbols,
+                        const VariantBodies &bodies,
+                        std::map<std::string, std::vector<AccessBound>> &out) {
+  bool ok = true;
+  for (const fe::KernelDecl &k : mod.kernels()) {
+    std::vector<std::string> names;
+    for (const fe::ParamDecl &p : k.params) {
+      const fe::Type &t = p.var->type;
+      names.push_back(!t.isPointer() && fe::isSigned(t.elem.scalar) ? p.var->name : "");
+    }
+    for (const std::string &symbol : symbols.at(k.name)) {
+      auto func = module.lookupSymbol<func::FuncOp>(symbol);
+      if (!func)
+        continue;
+      // A variant's body holds its constants, and so its grid.
+      auto body = bodies.find(symbol);
+      const fe::KernelDecl *decl = body != bodies.end() ? body->second : &k;
+      std::array<std::optional<int64_t>, 3> grid = {1, 1, 1};
+      for (size_t d = 0; d < decl->grid.size() && d < 3; ++d)
+        grid[d] = number(fe::manifestExpr(*decl->grid[d]));
+      std::vector<AccessBound> bounds = accessBounds(func, names, grid);
+      for (const AccessBound &b : bounds) {
+        std::optional<int64_t> numel = constantElements(k.params[b.param]);
+        if (!numel || !b.knownMin || !b.knownMax || (*b.knownMin >= 0 && *b.knownMax < *numel))
+          continue;
+        const std::string &name = k.params[b.param].var->name;
+        bool before = *b.knownMin < 0;
+        InFlightDiagnostic diag = emitError(b.loc);
+        diag << b.access << " through '" << name << "' reaches element "
+             << (before ? *b.knownMin : *b.knownMax) << ", "
+             << (before ? "before its first" : "past its " + std::to_string(*numel) + " elements");
+        diag.attachNote(b.loc) << tile::kHintPrefix
+                               << "mask the access (load(p, mask, other), store(p, v, mask)) or "
+                                  "keep its offsets within the tensor's shape";
+        ok = false;
+      }
+      out[symbol] = std::move(bounds);
+    }
+  }
+  return ok;
+}
+
+} // namespace megac

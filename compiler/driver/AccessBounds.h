@@ -1,0 +1,68 @@
+//===- AccessBounds.h - Which elements a kernel's accesses reach -*- C++ -*-===//
+//
+// For every unmasked load, store and atomic of a kernel whose element offsets
+// are affine in the program ids, the tile indices and loop counters, with
+// scalar parameters and constants as coefficients, the lowest and highest
+// offset it reaches, as expressions the runtime evaluates at each launch
+// (docs/runtime.md, Bounds). The runtime refuses a launch that would read or
+// write past a tensor; megac refuses at compile time where every number is
+// known.
+//
+// The bounds are exact, never wider than what runs: the terms are independent
+// (each program id, tile dimension and loop counter is its own term), every
+// value of each is reached (every CTA runs the access, every element, every
+// trip), and an access counts only where it runs unconditionally but for its
+// loops' trips (none under an `if`, no mask). Everything else is left out:
+// offsets read from memory, divided, taken modulo, or carried by a loop; a
+// pointer cast, selected or loaded; masked accesses (the mask is the kernel's
+// own bound).
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "../irgen/IRGen.h"
+#include "frontend/AST.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+
+#include <array>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace megac {
+
+/// The names the bounds' expressions read for the launch grid (program
+/// counts along x, y, z), besides the kernel's integer scalar parameters.
+inline constexpr std::array<const char *, 3> kGridNames = {"grid_x", "grid_y", "grid_z"};
+
+struct AccessBound {
+  unsigned param = 0;   ///< the tensor parameter's index
+  std::string access;   ///< "load", "store" or "atomic"
+  mlir::Location loc;   ///< where the access is written
+  std::string when;     ///< "" (always), else when it runs: its loops have trips
+  std::string min, max; ///< the lowest and highest element offset reached
+  /// min and max where the grid's constant dimensions decide them alone (no
+  /// scalar parameter enters, and the access runs): for compile-time errors.
+  std::optional<int64_t> knownMin, knownMax;
+};
+
+/// The bounds of `kernel`'s accesses, deduplicated (the first access of each
+/// distinct bound kept). `scalarNames[i]` is parameter i's name when it is a
+/// signed integer scalar the runtime binds, else "". `grid` holds the kernel's
+/// grid dimensions that are compile-time constants.
+std::vector<AccessBound> accessBounds(mlir::func::FuncOp kernel,
+                                      const std::vector<std::string> &scalarNames,
+                                      const std::array<std::optional<int64_t>, 3> &grid);
+
+/// accessBounds of every kernel and variant of `module` (the tile IR of
+/// `mod`), by symbol. An access known at compile time to leave a tensor whose
+/// shape is constant is an error, emitted on it; returns false after one.
+bool moduleAccessBounds(mlir::ModuleOp module, const fe::Module &mod,
+                        const std::map<std::string, std::vector<std::string>> &symbols,
+                        const VariantBodies &bodies,
+                        std::map<std::string, std::vector<AccessBound>> &out);
+
+} // namespace megac
