@@ -57,6 +57,8 @@ Sym folded(const Sym &a, const Sym &b, bool (*op)(int64_t, int64_t, int64_t *)) 
   return r;
 }
 
+Sym sub(const Sym &a, const Sym &b);
+
 Sym add(const Sym &a, const Sym &b) {
   if (a.literal && b.literal)
     return folded(a, b, addOv);
@@ -64,6 +66,8 @@ Sym add(const Sym &a, const Sym &b) {
     return b;
   if (b.literal == 0)
     return a;
+  if (b.literal && *b.literal < 0 && *b.literal != INT64_MIN)
+    return sub(a, Sym::lit(-*b.literal)); // n - 64, not n + -64
   return Sym{a.text + " + " + b.text, 2, std::nullopt, both(a.known, b.known, addOv),
              a.overflow || b.overflow};
 }

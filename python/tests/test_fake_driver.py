@@ -93,6 +93,22 @@ def test_refusals_reach_no_driver(fake, buffer):
     assert last(fake) == before
 
 
+def test_a_launch_past_a_tensor_is_refused(fake, buffer):
+    """Without its mask, fill writes whole blocks of 512: the runtime refuses an n that is no multiple of 512
+    (the last block would write past the tensor), before the driver, naming the store."""
+    unmasked = FILL.replace(", offs < n);", ");")
+    assert unmasked != FILL
+    mod = megac.compile(unmasked, ptxas=False, cache=False, name="fill").load()
+    mod.fill(megac.RawTensor(buffer, "f32", (1024,)), 5.0, stream=0)
+    assert floats(buffer, 1024) == [5.0] * 1024
+    before = last(fake)
+    with pytest.raises(megac._runtime.ArgError,
+                       match=r"parameter 'out': the store at fill:6:5 would write element 1023, past its 1000 "
+                             r"elements \(shape \[1000\]\) for these arguments \(grid \[2, 1, 1\], n = 1000\)"):
+        mod.fill(megac.RawTensor(buffer, "f32", (1000,)), 6.0, stream=0)
+    assert last(fake) == before and floats(buffer, 1024) == [5.0] * 1024
+
+
 def test_early_launch_from_python(fake, buffer):
     compiled = megac.compile("@early_launch\n" + FILL, ptxas=False, cache=False, name="fill_early")
     compiled.load().fill(megac.RawTensor(buffer, "f32", (1000,)), 3.0, stream=0x77)

@@ -101,6 +101,35 @@ TEST(Manifest, VariantGridAndWarpsRoundTrip) {
   EXPECT_FALSE(changed == m);
 }
 
+// A variant's access bounds are written only when it has them (other bundles
+// keep their bytes), `when` only when set, and read back.
+TEST(Manifest, AccessBoundsRoundTrip) {
+  Manifest m = test::sampleBundle().manifest;
+  std::string plain = manifestToJson(m);
+  EXPECT_EQ(plain.find("bounds"), std::string::npos) << plain;
+  m.kernels[0].variants[0].bounds = {
+      {"x", "load", "add.mega:4:14", "", "0", "1024 * (grid_x - 1) + 1023"},
+      {"out", "store", "add.mega:9:5", "n > 0", "n - 1024", "n - 1"}};
+  std::string text = manifestToJson(m);
+  EXPECT_NE(text.find("\"max\": \"1024 * (grid_x - 1) + 1023\""), std::string::npos) << text;
+  size_t first = text.find("\"at\": \"add.mega:4:14\"");
+  ASSERT_NE(first, std::string::npos) << text;
+  EXPECT_EQ(text.substr(first, text.find("\"min\"", first) - first).find("when"), std::string::npos)
+      << text; // the first bound always holds: no `when`
+  Manifest back = parseManifest(text, "rt");
+  EXPECT_EQ(back, m);
+  EXPECT_EQ(back.kernels[0].variants[0].bounds[1].when, "n > 0");
+  EXPECT_FALSE(back == parseManifest(plain, "rt"));
+  Manifest changed = m;
+  changed.kernels[0].variants[0].bounds[0].max = "1023";
+  EXPECT_FALSE(changed == m);
+  std::string wrong = text;
+  std::string max = "\"max\": \"n - 1\"";
+  wrong.replace(wrong.find(max), max.size(), "\"max\": 5");
+  EXPECT_EQ(errorOf(wrong),
+            "megac: m.json: manifest kernels[0].variants[0].bounds[1].max: expected a string, found a number");
+}
+
 // A kernel flag written only when true (other bundles keep their bytes): absent
 // reads as false, true reads back, and a value not a boolean is refused at its
 // path. Returns the manifest with the flag set.

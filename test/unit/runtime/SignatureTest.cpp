@@ -312,6 +312,74 @@ TEST(Signature, RefusesAFiniteFloatPastItsDtype) {
   EXPECT_NO_THROW(sig.prepare(args.data(), args.size(), 132, nullptr, c));
 }
 
+/// vector_add compiled without its mask: its loads and stores reach
+/// 1024 * grid_x elements (what megac writes into the manifest for it).
+KernelInfo unmaskedVectorAdd() {
+  KernelInfo k = test::vectorAddKernel();
+  std::vector<AccessBoundInfo> &bounds = k.variants[0].bounds;
+  for (const char *param : {"x", "y"})
+    bounds.push_back({param, "load", "add.mega:4:14", "", "0", "1024 * (grid_x - 1) + 1023"});
+  bounds.push_back({"out", "store", "add.mega:5:5", "", "0", "1024 * (grid_x - 1) + 1023"});
+  return k;
+}
+
+// The launch of a kernel whose accesses would leave a tensor is refused,
+// naming the access, the element and the arguments.
+TEST(Signature, RefusesALaunchPastATensor) {
+  KernelSignature sig(unmaskedVectorAdd());
+  LaunchConfig c;
+  std::vector<Arg> args = vectorAddArgs(2048);
+  EXPECT_NO_THROW(sig.prepare(args.data(), args.size(), 132, nullptr, c));
+  EXPECT_EQ(refusal(sig, vectorAddArgs(1040)),
+            "megac: kernel 'vector_add': parameter 'x': the load at add.mega:4:14 would read element "
+            "2047, past its 1040 elements (shape [1040]) for these arguments (grid [2, 1, 1], n = "
+            "1040): a mask missing in the kernel, or arguments it does not support");
+  // A grid the caller gives counts as it is.
+  Grid three{3, 1, 1};
+  EXPECT_EQ(refusal(sig, args, &three),
+            "megac: kernel 'vector_add': parameter 'x': the load at add.mega:4:14 would read element "
+            "3071, past its 2048 elements (shape [2048]) for these arguments (grid [3, 1, 1], n = "
+            "2048): a mask missing in the kernel, or arguments it does not support");
+  // Nothing runs on an empty grid: nothing to refuse.
+  Grid none{0, 1, 1};
+  EXPECT_NO_THROW(sig.prepare(args.data(), args.size(), 132, &none, c));
+}
+
+// Bounds are the chosen variant's; one that runs only under a condition (its
+// loop has trips) is checked only when it holds; one below the first element
+// and one that fails to evaluate refuse too.
+TEST(Signature, ChecksTheChosenVariantsBounds) {
+  KernelInfo k = test::vectorAddKernel();
+  k.variants.insert(k.variants.begin(),
+                    {"small", "vector_add__small", 0, 0, "n <= 1024", 0, {}, {}, {}});
+  k.variants[0].bounds = {{"out", "store", "add.mega:9:5", "n > 16", "n - 2048", "n - 1"}};
+  k.variants[1].bounds = {{"y", "atomic", "", "", "0", "1024 / (n - 4096)"}};
+  KernelSignature sig(k);
+  LaunchConfig c;
+  std::vector<Arg> args = vectorAddArgs(16);
+  EXPECT_NO_THROW(sig.prepare(args.data(), args.size(), 132, nullptr, c));
+  EXPECT_EQ(refusal(sig, vectorAddArgs(32)),
+            "megac: kernel 'vector_add': parameter 'out': the store at add.mega:9:5 (variant 'small') "
+            "would write element -2016, before its first for these arguments (grid [1, 1, 1], n = "
+            "32): a mask missing in the kernel, or arguments it does not support");
+  args = vectorAddArgs(2048);
+  EXPECT_NO_THROW(sig.prepare(args.data(), args.size(), 132, nullptr, c));
+  EXPECT_EQ(refusal(sig, vectorAddArgs(4096)),
+            "megac: kernel 'vector_add': expression '1024 / (n - 4096)': division by zero");
+}
+
+TEST(Signature, RefusesABoundOfAnUnknownTensor) {
+  KernelInfo k = test::vectorAddKernel();
+  k.variants[0].bounds = {{"n", "load", "", "", "0", "0"}};
+  try {
+    KernelSignature sig(k);
+    ADD_FAILURE() << "accepted";
+  } catch (const ManifestError &e) {
+    EXPECT_STREQ(e.what(), "megac: kernel 'vector_add': variant 'default': bounds[0]: no tensor "
+                           "parameter is named 'n'");
+  }
+}
+
 // The product of a caller's grid used to overflow before its range check.
 TEST(Signature, RefusesAGridPastInt64Ctas) {
   KernelSignature sig(test::vectorAddKernel());
