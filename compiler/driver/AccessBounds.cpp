@@ -11,29 +11,39 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringExtras.h"
 
-#include <set>
-#include <tuple>
 
 using namespace mlir;
 
 namespace megac {
 namespace {
 
-/// An integer as the runtime's expression grammar spells it (runtime/expr.h),
-/// folded where it is a literal; `known` is its value when only the grid's
-/// constant dimensions enter it.
+/// An integer as the runtime's expression grammar spells it (runtime/expr.h):
+/// `text` plus a literal `addend`, kept apart so that offsets which differ by a
+/// constant are told apart by their addends alone (`n + 4` and `n + 8`).
+/// `known` is the value when only the grid's constant dimensions enter it.
 struct Sym {
-  std::string text = "0";
-  int prec = 0; // 0: a name, literal or call; 1: a product; 2: a sum
-  std::optional<int64_t> literal = 0;
+  std::string text;  // "" when the value is the literal `addend`
+  int prec = 0;      // of text: 0 a name, literal or call, 1 a product, 2 a sum
+  int64_t addend = 0;
   std::optional<int64_t> known = 0;
-  bool overflow = false; // a literal overflowed: the access is left out
+  bool overflow = false; // arithmetic on literals overflowed: the access is left out
 
-  static Sym lit(int64_t v) { return Sym{std::to_string(v), v < 0 ? 2 : 0, v, v}; }
-  static Sym name(std::string n, std::optional<int64_t> known) {
-    return Sym{std::move(n), 0, std::nullopt, known};
+  static Sym lit(int64_t v) { return Sym{"", 0, v, v}; }
+  static Sym name(std::string n, std::optional<int64_t> known) { return Sym{std::move(n), 0, 0, known}; }
+
+  std::optional<int64_t> literal() const {
+    return text.empty() ? std::optional<int64_t>(addend) : std::nullopt;
   }
-  std::string wrapped(int maxPrec) const { return prec > maxPrec ? "(" + text + ")" : text; }
+  /// The whole value's text, and its precedence.
+  std::string full() const {
+    if (text.empty())
+      return std::to_string(addend);
+    if (addend == 0)
+      return text;
+    return text + (addend > 0 ? " + " + std::to_string(addend) : " - " + std::to_string(addend).substr(1));
+  }
+  int fullPrec() const { return text.empty() ? (addend < 0 ? 2 : 0) : addend ? 2 : prec; }
+  std::string wrapped(int maxPrec) const { return fullPrec() > maxPrec ? "(" + full() + ")" : full(); }
 };
 
 template <class F> std::optional<int64_t> both(const std::optional<int64_t> &a, const std::optional<int64_t> &b, F f) {
@@ -46,52 +56,67 @@ bool addOv(int64_t a, int64_t b, int64_t *r) { return __builtin_add_overflow(a, 
 bool subOv(int64_t a, int64_t b, int64_t *r) { return __builtin_sub_overflow(a, b, r); }
 bool mulOv(int64_t a, int64_t b, int64_t *r) { return __builtin_mul_overflow(a, b, r); }
 
-// A result whose operands are both literals is a literal (or an overflow).
-Sym folded(const Sym &a, const Sym &b, bool (*op)(int64_t, int64_t, int64_t *)) {
-  Sym r = Sym::lit(0);
-  int64_t v;
-  if (op(*a.literal, *b.literal, &v))
-    r.overflow = true;
-  else
-    r = Sym::lit(v);
+/// A value computed from `text` alone (no addend of its own).
+Sym opaque(std::string text, int prec, std::optional<int64_t> known, bool overflow) {
+  return Sym{std::move(text), prec, 0, known, overflow};
+}
+
+Sym add(const Sym &a, const Sym &b) {
+  Sym r;
+  r.text = a.text.empty() ? b.text : b.text.empty() ? a.text : a.text + " + " + b.text;
+  r.prec = a.text.empty() ? b.prec : b.text.empty() ? a.prec : 2;
+  r.overflow = a.overflow || b.overflow || addOv(a.addend, b.addend, &r.addend);
+  r.known = both(a.known, b.known, addOv);
   return r;
 }
 
-Sym sub(const Sym &a, const Sym &b);
-
-Sym add(const Sym &a, const Sym &b) {
-  if (a.literal && b.literal)
-    return folded(a, b, addOv);
-  if (a.literal == 0)
-    return b;
-  if (b.literal == 0)
-    return a;
-  if (b.literal && *b.literal < 0 && *b.literal != INT64_MIN)
-    return sub(a, Sym::lit(-*b.literal)); // n - 64, not n + -64
-  return Sym{a.text + " + " + b.text, 2, std::nullopt, both(a.known, b.known, addOv),
-             a.overflow || b.overflow};
+/// -a: a's text negated ("-n", "-(n + m)"), its addend likewise.
+Sym neg(const Sym &a) {
+  Sym r = a;
+  if (!a.text.empty())
+    r = opaque("-" + (a.prec > 0 ? "(" + a.text + ")" : a.text), 1, std::nullopt, a.overflow);
+  r.overflow = r.overflow || subOv(0, a.addend, &r.addend);
+  r.known = both(std::optional<int64_t>(0), a.known, subOv);
+  return r;
 }
 
 Sym sub(const Sym &a, const Sym &b) {
-  if (a.literal && b.literal)
-    return folded(a, b, subOv);
-  if (b.literal == 0)
-    return a;
-  return Sym{a.text + " - " + b.wrapped(1), 2, std::nullopt, both(a.known, b.known, subOv),
-             a.overflow || b.overflow};
+  Sym r;
+  if (b.text.empty())
+    r.text = a.text, r.prec = a.prec;
+  else if (a.text.empty())
+    r.text = neg(opaque(b.text, b.prec, std::nullopt, false)).text, r.prec = 1;
+  else
+    r.text = a.text + " - " + (b.prec > 1 ? "(" + b.text + ")" : b.text), r.prec = 2;
+  r.overflow = a.overflow || b.overflow || subOv(a.addend, b.addend, &r.addend);
+  r.known = both(a.known, b.known, subOv);
+  return r;
+}
+
+/// a * k for a literal k: the text and the addend scaled apart.
+Sym scaledBy(const Sym &a, int64_t k) {
+  if (k == 0)
+    return Sym::lit(0);
+  Sym r = a;
+  if (k == -1)
+    r = neg(a);
+  else if (k != 1 && !a.text.empty())
+    // k on the right: `n / 8 * 4` is (n / 8) * 4, where `4 * n / 8` would be (4 * n) / 8.
+    r.text = (a.prec > 1 ? "(" + a.text + ")" : a.text) + " * " + std::to_string(k), r.prec = 1;
+  if (k != -1)
+    r.overflow = r.overflow || mulOv(a.addend, k, &r.addend);
+  r.known = both(a.known, std::optional<int64_t>(k), mulOv);
+  r.overflow = r.overflow || a.overflow;
+  return r;
 }
 
 Sym mul(const Sym &a, const Sym &b) {
-  if (a.literal && b.literal)
-    return folded(a, b, mulOv);
-  if (a.literal == 0 || b.literal == 0)
-    return Sym::lit(0);
-  if (a.literal == 1)
-    return b;
-  if (b.literal == 1)
-    return a;
-  return Sym{a.wrapped(1) + " * " + b.wrapped(0), 1, std::nullopt, both(a.known, b.known, mulOv),
-             a.overflow || b.overflow};
+  if (b.literal())
+    return scaledBy(a, *b.literal());
+  if (a.literal())
+    return scaledBy(b, *a.literal());
+  return opaque(a.wrapped(1) + " * " + b.wrapped(0), 1, both(a.known, b.known, mulOv),
+                a.overflow || b.overflow);
 }
 
 /// a / b or a % b, truncating (as arith.divsi and remsi, and the runtime).
@@ -102,37 +127,33 @@ Sym divide(const Sym &a, const Sym &b, bool remainder) {
     *r = remainder ? x % y : x / y;
     return false;
   };
-  if (a.literal && b.literal) {
+  if (a.literal() && b.literal()) {
     Sym r = Sym::lit(0);
-    int64_t v;
-    if (f(*a.literal, *b.literal, &v))
-      r.overflow = true;
-    else
-      r = Sym::lit(v);
+    r.overflow = f(a.addend, b.addend, &r.addend);
+    r.known = r.addend;
     return r;
   }
-  if (!remainder && b.literal == 1)
+  if (!remainder && b.literal() == 1)
     return a;
-  return Sym{a.wrapped(1) + (remainder ? " % " : " / ") + b.wrapped(0), 1, std::nullopt,
-             both(a.known, b.known, f), a.overflow || b.overflow || b.literal == 0};
+  return opaque(a.wrapped(1) + (remainder ? " % " : " / ") + b.wrapped(0), 1, both(a.known, b.known, f),
+                a.overflow || b.overflow || b.literal() == 0);
 }
 
 Sym call(const char *fn, const Sym &a, const Sym &b, std::optional<int64_t> known) {
-  return Sym{std::string(fn) + "(" + a.text + ", " + b.text + ")", 0, std::nullopt, known,
-             a.overflow || b.overflow};
+  return opaque(std::string(fn) + "(" + a.full() + ", " + b.full() + ")", 0, known, a.overflow || b.overflow);
 }
 
 Sym minOf(const Sym &a, const Sym &b) {
   auto f = [](int64_t x, int64_t y, int64_t *r) { return *r = std::min(x, y), false; };
-  if (a.literal && b.literal)
-    return Sym::lit(std::min(*a.literal, *b.literal));
+  if (a.literal() && b.literal())
+    return Sym::lit(std::min(a.addend, b.addend));
   return call("min", a, b, both(a.known, b.known, f));
 }
 
 Sym maxOf(const Sym &a, const Sym &b) {
   auto f = [](int64_t x, int64_t y, int64_t *r) { return *r = std::max(x, y), false; };
-  if (a.literal && b.literal)
-    return Sym::lit(std::max(*a.literal, *b.literal));
+  if (a.literal() && b.literal())
+    return Sym::lit(std::max(a.addend, b.addend));
   return call("max", a, b, both(a.known, b.known, f));
 }
 
@@ -141,8 +162,8 @@ Sym cdiv(const Sym &a, int64_t b) {
   auto f = [](int64_t x, int64_t y, int64_t *r) { return *r = x / y + (x % y > 0), false; };
   if (b == 1)
     return a;
-  if (a.literal)
-    return Sym::lit(*a.literal / b + (*a.literal % b > 0));
+  if (a.literal())
+    return Sym::lit(a.addend / b + (a.addend % b > 0));
   return call("cdiv", a, Sym::lit(b), both(a.known, std::optional<int64_t>(b), f));
 }
 
@@ -222,13 +243,24 @@ int64_t elementBytes(Type ptr) {
   return p.getPointeeType().getIntOrFloatBitWidth() / 8;
 }
 
+/// What one access reaches: offsets lo to hi into tensor `param` whenever
+/// `when` holds; `runs`: it is known to run (no loop that may have no trips).
+struct Reach {
+  unsigned param;
+  const char *access;
+  Location loc;
+  std::string when;
+  Sym lo, hi;
+  bool runs;
+};
+
 class Analysis {
 public:
   Analysis(func::FuncOp kernel, const std::vector<std::string> &names,
            const std::array<std::optional<int64_t>, 3> &grid)
       : kernel(kernel), names(names), grid(grid) {}
 
-  std::optional<AccessBound> bound(Operation *op, Value ptr, Value mask, const char *access);
+  std::optional<Reach> reach(Operation *op, Value ptr, Value mask, const char *access);
 
 private:
   std::optional<Affine> affine(Value v);
@@ -335,18 +367,18 @@ const std::optional<Loop> &Analysis::loop(scf::ForOp op) {
   std::optional<Affine> lb = affine(op.getLowerBound()), ub = affine(op.getUpperBound()),
                         step = affine(op.getStep());
   if (!lb || !ub || !step || !lb->scalar() || !ub->scalar() || !step->scalar() ||
-      !step->base.literal || *step->base.literal <= 0)
+      !step->base.literal() || *step->base.literal() <= 0)
     return l;
   Loop info;
   info.lower = lb->base;
-  info.step = *step->base.literal;
+  info.step = *step->base.literal();
   Sym span = sub(ub->base, lb->base);
   if (span.overflow)
     return l;
   info.trips = cdiv(span, info.step);
   if (span.known)
     info.runs = *span.known > 0;
-  if (!span.literal)
+  if (!span.literal())
     info.when = ub->base.wrapped(1) + " > " + lb->base.wrapped(1);
   l = info;
   return l;
@@ -398,7 +430,7 @@ Sym Analysis::extent(const Atom &atom, ArrayRef<int64_t> shape) {
   return Sym::lit(1);
 }
 
-std::optional<AccessBound> Analysis::bound(Operation *op, Value ptr, Value mask, const char *access) {
+std::optional<Reach> Analysis::reach(Operation *op, Value ptr, Value mask, const char *access) {
   if (mask)
     return std::nullopt;
   // Only loops may enclose it: every trip runs it.
@@ -409,10 +441,10 @@ std::optional<AccessBound> Analysis::bound(Operation *op, Value ptr, Value mask,
     // the branch it takes; the other never runs.
     if (auto ifOp = dyn_cast<scf::IfOp>(p)) {
       std::optional<Affine> cond = affine(ifOp.getCondition());
-      if (!cond || !cond->base.literal)
+      if (!cond || !cond->base.literal())
         return std::nullopt;
       bool inThen = ifOp.getThenRegion().isAncestor(op->getParentRegion());
-      if ((*cond->base.literal != 0) != inThen)
+      if ((*cond->base.literal() != 0) != inThen)
         return std::nullopt;
       continue;
     }
@@ -435,9 +467,9 @@ std::optional<AccessBound> Analysis::bound(Operation *op, Value ptr, Value mask,
   Sym lo = p->offsets.base, hi = p->offsets.base;
   for (const auto &[atom, coeff] : p->offsets.terms) {
     Sym span = mul(coeff, sub(extent(atom, shape), Sym::lit(1)));
-    if (coeff.literal && *coeff.literal >= 0) {
+    if (coeff.literal() && *coeff.literal() >= 0) {
       hi = add(hi, span);
-    } else if (coeff.literal) {
+    } else if (coeff.literal()) {
       lo = add(lo, span);
     } else {
       lo = add(lo, minOf(Sym::lit(0), span));
@@ -447,12 +479,16 @@ std::optional<AccessBound> Analysis::bound(Operation *op, Value ptr, Value mask,
   hi = add(hi, Sym::lit(p->width - 1));
   if (lo.overflow || hi.overflow)
     return std::nullopt;
-  AccessBound b{p->param, access, op->getLoc(), when, lo.text, hi.text, std::nullopt, std::nullopt};
-  if (runs) {
-    b.knownMin = lo.known;
-    b.knownMax = hi.known;
-  }
-  return b;
+  return Reach{p->param, access, op->getLoc(), when, lo, hi, runs};
+}
+
+/// The lower of two bounds that differ by their addends only; the higher when
+/// `higher`.
+Sym extreme(const Sym &a, const Sym &b, bool higher) {
+  Sym r = (b.addend > a.addend) == higher ? b : a;
+  auto f = [higher](int64_t x, int64_t y, int64_t *v) { return *v = higher ? std::max(x, y) : std::min(x, y), false; };
+  r.known = both(a.known, b.known, f);
+  return r;
 }
 
 } // namespace
@@ -460,19 +496,39 @@ std::optional<AccessBound> Analysis::bound(Operation *op, Value ptr, Value mask,
 std::vector<AccessBound> accessBounds(func::FuncOp kernel, const std::vector<std::string> &scalarNames,
                                       const std::array<std::optional<int64_t>, 3> &grid) {
   Analysis analysis(kernel, scalarNames, grid);
-  std::vector<AccessBound> bounds;
-  std::set<std::tuple<unsigned, std::string, std::string, std::string>> seen;
+  // Accesses of a tensor whose bounds differ by constants only (`p`, `p + 1`,
+  // `p + 2`) make one bound, at the access that reaches highest.
+  std::vector<Reach> reaches;
   kernel.walk([&](Operation *op) {
-    std::optional<AccessBound> b;
+    std::optional<Reach> r;
     if (auto load = dyn_cast<tile::LoadOp>(op))
-      b = analysis.bound(op, load.getPtr(), load.getMask(), "load");
+      r = analysis.reach(op, load.getPtr(), load.getMask(), "load");
     else if (auto store = dyn_cast<tile::StoreOp>(op))
-      b = analysis.bound(op, store.getPtr(), store.getMask(), "store");
+      r = analysis.reach(op, store.getPtr(), store.getMask(), "store");
     else if (auto atomic = dyn_cast<tile::AtomicRMWOp>(op))
-      b = analysis.bound(op, atomic.getPtr(), atomic.getMask(), "atomic");
-    if (b && seen.insert({b->param, b->when, b->min, b->max}).second)
-      bounds.push_back(std::move(*b));
+      r = analysis.reach(op, atomic.getPtr(), atomic.getMask(), "atomic");
+    if (!r)
+      return;
+    for (Reach &seen : reaches) {
+      if (seen.param != r->param || seen.when != r->when || seen.lo.text != r->lo.text ||
+          seen.hi.text != r->hi.text)
+        continue;
+      if (r->hi.addend > seen.hi.addend)
+        seen.access = r->access, seen.loc = r->loc;
+      seen.lo = extreme(seen.lo, r->lo, false);
+      seen.hi = extreme(seen.hi, r->hi, true);
+      seen.runs = seen.runs && r->runs;
+      return;
+    }
+    reaches.push_back(std::move(*r));
   });
+  std::vector<AccessBound> bounds;
+  for (const Reach &r : reaches) {
+    AccessBound b{r.param, r.access, r.loc, r.when, r.lo.full(), r.hi.full(), std::nullopt, std::nullopt};
+    if (r.runs)
+      b.knownMin = r.lo.known, b.knownMax = r.hi.known;
+    bounds.push_back(std::move(b));
+  }
   return bounds;
 }
 

@@ -1,0 +1,120 @@
+"""The access bounds megac writes into a bundle (docs/runtime.md, Bounds) against brute force.
+
+Random kernels store through offsets affine in the program ids, two tile indices and a loop counter, with
+scalar parameters, their products and quotients as coefficients. For each, the offsets every CTA, element and
+trip reaches are enumerated here, and the runtime (Signature.prepare, no GPU) must accept a tensor that holds
+exactly the highest offset reached and refuse one element fewer, or refuse any tensor when an offset is
+negative: the bounds must be exact, never wider and never narrower. Needs the compiler (no ptxas, no GPU).
+"""
+import random
+
+import pytest
+
+import megac
+
+pytest.importorskip("megac._compiler", reason="megac._compiler not built (needs the compiler)")
+
+ROWS, COLS = 16, 8
+
+
+def c_div(x, y):
+    """Truncating division, as the kernels and the runtime divide."""
+    q = abs(x) // abs(y)
+    return q if (x >= 0) == (y >= 0) else -q
+
+
+def c_mod(x, y):
+    return x - y * c_div(x, y)
+
+
+# Scalar coefficients: (source text, value from the launch's scalars a, b).
+COEFFICIENTS = [
+    ("1", lambda a, b: 1), ("3", lambda a, b: 3), ("-2", lambda a, b: -2), ("a", lambda a, b: a),
+    ("b", lambda a, b: b), ("(a * b)", lambda a, b: a * b), ("(a / 2)", lambda a, b: c_div(a, 2)),
+    ("(b % 3)", lambda a, b: c_mod(b, 3)), ("(a - b + 4)", lambda a, b: a - b + 4),
+]
+# What a term varies with: (source text, key of the value in an enumerated point).
+ATOMS = [("program_id(0)", "p0"), ("program_id(1)", "p1"), ("rows", "r0"), ("cols", "r1"), ("i", "i")]
+
+
+def random_case(rng, index):
+    """One kernel's source and a function of (a, b, g) giving the offsets it reaches (None: none)."""
+    grid = [rng.choice(["1", "2", "3", "g"]), rng.choice(["1", "2", "g"])]
+    loop = rng.random() < 0.5
+    bounds = (rng.choice(["0", "1", "a", "b + 2"]), rng.choice(["3", "a", "b + 4"]), rng.choice([1, 2, 3]))
+    terms = []
+    for _ in range(rng.randint(1, 4)):
+        atom = rng.choice(ATOMS if loop else ATOMS[:4])
+        terms.append((rng.choice(COEFFICIENTS), atom))
+    constant = rng.randint(-4, 8)
+    offset = " + ".join(f"{c[0]} * {atom[0]}" for c, atom in terms) + f" + {constant}"
+    store = f"store(x + ({offset}), 1.0);"
+    body = f"for i in range({bounds[0]}, {bounds[1]}, {bounds[2]}) {{ {store} }}" if loop else store
+    source = f"""
+@grid({grid[0]}, {grid[1]})
+kernel k{index}(x: *f32[n], a: i32, b: i32, g: i32, n: i32) {{
+    let rows = arange(0, {ROWS})[:, None];
+    let cols = arange(0, {COLS})[None, :];
+    {body}
+}}
+"""
+
+    def reached(a, b, g):
+        env = {"a": a, "b": b, "g": g}
+        grid_value = [eval(d, {}, env) for d in grid]
+        if loop:
+            lo, hi = (eval(e, {}, env) for e in bounds[:2])
+            trips = list(range(lo, hi, bounds[2]))
+        else:
+            trips = [0]
+        offsets = set()
+        tile = any(atom[1] in ("r0", "r1") for _, atom in terms)
+        for p0 in range(grid_value[0]):
+            for p1 in range(grid_value[1]):
+                for i in trips:
+                    for r0 in range(ROWS if tile else 1):
+                        for r1 in range(COLS if tile else 1):
+                            point = {"p0": p0, "p1": p1, "r0": r0, "r1": r1, "i": i}
+                            offsets.add(sum(c[1](a, b) * point[atom[1]] for c, atom in terms) + constant)
+        return (min(offsets), max(offsets)) if offsets else None
+
+    return source, reached
+
+
+def refused(kernel, n, a, b, g):
+    x = megac.RawTensor(0x10000, "f32", (n,))
+    try:
+        kernel.prepare(x, a, b, g, n)
+    except megac._runtime.ArgError as e:
+        assert "would" in str(e), str(e)
+        return True
+    return False
+
+
+@pytest.mark.parametrize("seed", [20261203, 1, 2, 3])
+def test_bounds_are_exact(seed):
+    rng = random.Random(seed)
+    cases = [random_case(rng, i) for i in range(48)]
+    compiled = megac.compile("\n".join(source for source, _ in cases), ptxas=False, cache=False,
+                             name=f"bounds{seed}")
+    kinds = {k["name"]: k for k in compiled.manifest["kernels"]}
+    module = compiled.load()
+    checked = 0
+    for index, (source, reached) in enumerate(cases):
+        name = f"k{index}"
+        # Every access here is affine: megac must bound it (else the test says nothing).
+        assert kinds[name]["variants"][0].get("bounds"), source
+        kernel = getattr(module, name)
+        for a, b, g in [(rng.randint(-3, 6), rng.randint(-3, 6), rng.randint(1, 3)) for _ in range(4)]:
+            span = reached(a, b, g)
+            if span is None:  # the loop has no trips: nothing is accessed
+                assert not refused(kernel, 0, a, b, g), source
+                continue
+            lo, hi = span
+            if lo < 0:
+                assert refused(kernel, max(hi + 1, 64), a, b, g), (source, a, b, g, span)
+                continue
+            assert not refused(kernel, hi + 1, a, b, g), (source, a, b, g, span)
+            assert refused(kernel, hi, a, b, g), (source, a, b, g, span)
+            checked += 1
+    assert checked > 60
