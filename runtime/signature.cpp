@@ -10,6 +10,7 @@
 #include "megac/runtime/error.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
@@ -123,6 +124,43 @@ const char *argKindName(Arg::Kind kind) {
 }
 
 } // namespace
+
+/// The inputs of the last launch whose bounds held: the variant, the grid,
+/// the integer scalars and the bounded tensors' element counts, which decide
+/// them. A launch with the same inputs (a decode loop's) skips evaluating the
+/// bounds. A seqlock: launches on many threads compare against it at once,
+/// and one at a time rewrites it (another finding it busy does not wait).
+struct KernelSignature::BoundsMemo {
+  static constexpr size_t kMaxKey = 4 + 2 * size_t(kMaxParams);
+  std::atomic<uint64_t> seq{0}; // odd while being rewritten
+  std::atomic_flag writing = ATOMIC_FLAG_INIT;
+  std::atomic<size_t> size{0}; // 0: nothing remembered yet
+  std::atomic<int64_t> key[kMaxKey] = {};
+
+  bool holds(const int64_t *k, size_t n) const {
+    uint64_t before = seq.load(std::memory_order_acquire);
+    if ((before & 1) || size.load(std::memory_order_relaxed) != n)
+      return false;
+    for (size_t i = 0; i < n; ++i)
+      if (key[i].load(std::memory_order_relaxed) != k[i])
+        return false;
+    std::atomic_thread_fence(std::memory_order_acquire);
+    return seq.load(std::memory_order_relaxed) == before;
+  }
+
+  void remember(const int64_t *k, size_t n) {
+    if (writing.test_and_set(std::memory_order_acquire))
+      return;
+    uint64_t s = seq.load(std::memory_order_relaxed);
+    seq.store(s + 1, std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_release);
+    for (size_t i = 0; i < n; ++i)
+      key[i].store(k[i], std::memory_order_relaxed);
+    size.store(n, std::memory_order_relaxed);
+    seq.store(s + 2, std::memory_order_release);
+    writing.clear(std::memory_order_release);
+  }
+};
 
 KernelSignature::KernelSignature(KernelInfo info) : info_(std::move(info)) {
   const size_t n = info_.params.size();
@@ -244,6 +282,17 @@ KernelSignature::KernelSignature(KernelInfo info) : info_(std::move(info)) {
     }
     bounds_.push_back(std::move(bounds));
   }
+  for (size_t i = 0; i < n; ++i) {
+    if (!shapeNames[i].empty())
+      boundScalars_.push_back(int(i));
+    for (const std::vector<CompiledBound> &bounds : bounds_)
+      if (std::any_of(bounds.begin(), bounds.end(), [&](const CompiledBound &b) { return b.param == i; })) {
+        boundTensors_.push_back(int(i));
+        break;
+      }
+  }
+  if (!boundTensors_.empty())
+    memo_ = std::make_shared<BoundsMemo>();
 }
 
 void KernelSignature::evalGrid(int variant, int64_t *env, int64_t g[3]) const {
@@ -464,11 +513,20 @@ int KernelSignature::selectVariant(int64_t *env, int64_t ctas,
 
 void KernelSignature::checkBounds(const Arg *args, const int *argOf,
                                   LaunchConfig &out) const {
-  if (out.empty())
-    return; // nothing runs
-  for (int d = 0; d < 3; ++d)
-    out.env[gridIndex_ + d] = out.grid[d];
   const std::vector<CompiledBound> &bounds = bounds_[size_t(out.variant)];
+  if (out.empty() || bounds.empty())
+    return; // nothing runs, or nothing to check
+  int64_t key[BoundsMemo::kMaxKey];
+  size_t size = 0;
+  key[size++] = out.variant;
+  for (int d = 0; d < 3; ++d)
+    key[size++] = out.env[gridIndex_ + d] = out.grid[d];
+  for (int i : boundScalars_)
+    key[size++] = out.env[i];
+  for (int t : boundTensors_)
+    key[size++] = elementCount(args[argOf[t]]);
+  if (memo_->holds(key, size))
+    return;
   for (size_t b = 0; b < bounds.size(); ++b) {
     const CompiledBound &c = bounds[b];
     if (c.when.eval(out.env) == 0)
@@ -478,6 +536,7 @@ void KernelSignature::checkBounds(const Arg *args, const int *argOf,
     if (lo < 0 || hi >= numel)
       refuseBound(args, argOf, out, b, lo, hi, numel);
   }
+  memo_->remember(key, size);
 }
 
 void KernelSignature::refuseBound(const Arg *args, const int *argOf, const LaunchConfig &out,

@@ -6,6 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <thread>
+
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -368,6 +371,54 @@ TEST(Signature, ChecksTheChosenVariantsBounds) {
             "megac: kernel 'vector_add': expression '1024 / (n - 4096)': division by zero");
 }
 
+// The inputs of the last launch whose bounds held are remembered: the same
+// inputs again skip the evaluation, and any that differ (the grid, a scalar,
+// a tensor's size) are checked again.
+TEST(Signature, RemembersOnlyWhatItChecked) {
+  KernelInfo k = unmaskedVectorAdd();
+  k.params[2].shape = {"_"}; // out's size is not checked: only its bound holds it
+  KernelSignature sig(k);
+  LaunchConfig c;
+  std::vector<Arg> good = vectorAddArgs(2048);
+  for (int i = 0; i < 3; ++i)
+    EXPECT_NO_THROW(sig.prepare(good.data(), good.size(), 132, nullptr, c));
+  Grid three{3, 1, 1};
+  EXPECT_NE(refusal(sig, good, &three).find("would read element 3071"), std::string::npos);
+  EXPECT_NE(refusal(sig, vectorAddArgs(1040)).find("would read element 2047"), std::string::npos);
+  std::vector<Arg> shortOut = good;
+  shortOut[2] = Arg::tensor(kPtr + 0x20000, DType::f32, {2047});
+  EXPECT_NE(refusal(sig, shortOut).find("the store at add.mega:5:5 would write element 2047, past its 2047"),
+            std::string::npos);
+  EXPECT_NO_THROW(sig.prepare(good.data(), good.size(), 132, nullptr, c));
+}
+
+// Launches from many threads at once, half of them past the tensor: each is
+// accepted or refused on its own inputs, whatever the others remembered.
+TEST(Signature, BoundsFromManyThreads) {
+  KernelSignature sig(unmaskedVectorAdd());
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 2000; ++i) {
+        bool past = (i + t) % 2;
+        std::vector<Arg> args = vectorAddArgs(past ? 1040 : 2048);
+        Grid grid{2, 1, 1};
+        LaunchConfig c;
+        bool refused = false;
+        try {
+          sig.prepare(args.data(), args.size(), 132, &grid, c);
+        } catch (const ArgError &) {
+          refused = true;
+        }
+        wrong += refused != past;
+      }
+    });
+  for (std::thread &t : threads)
+    t.join();
+  EXPECT_EQ(wrong.load(), 0);
+}
+
 TEST(Signature, RefusesABoundOfAnUnknownTensor) {
   KernelInfo k = test::vectorAddKernel();
   k.variants[0].bounds = {{"n", "load", "", "", "0", "0"}};
@@ -435,7 +486,7 @@ TEST(Signature, CapWindowVariantAtBoundaries) {
 // condition on a scalar parameter.
 TEST(Signature, VariantByScalarParameter) {
   KernelInfo k = test::vectorAddKernel();
-  k.variants = {{"small", "vector_add__small", 0, 0, "n <= 2048", 0, {}},
+  k.variants = {{"small", "vector_add__small", 0, 0, "n <= 2048", 0, {}, {}, {}},
                 {"default", "vector_add", 0, 0, "", 0, {}, {}, {}}};
   KernelSignature sig(k);
   auto variantFor = [&](int64_t n) {
@@ -454,7 +505,7 @@ TEST(Signature, VariantByScalarParameter) {
 // then). Unknown to the grid, which is computed before.
 TEST(Signature, VariantByLaunchMode) {
   KernelInfo k = test::vectorAddKernel();
-  k.variants = {{"prefetch", "vector_add__prefetch", 0, 0, "early && n <= 2048", 0, {}},
+  k.variants = {{"prefetch", "vector_add__prefetch", 0, 0, "early && n <= 2048", 0, {}, {}, {}},
                 {"default", "vector_add", 0, 0, "", 0, {}, {}, {}}};
   KernelSignature sig(k);
   auto variantFor = [&](int64_t n, bool early) {
@@ -475,7 +526,7 @@ TEST(Signature, VariantByLaunchMode) {
 // kernel's grid; a grid the caller gives wins.
 TEST(Signature, VariantWithItsOwnGridAndWarps) {
   KernelInfo k = test::vectorAddKernel();
-  k.variants = {{"rows", "vector_add__rows", 0, 0, "ctas <= 2", 8, {"n / 16", "2", "1"}},
+  k.variants = {{"rows", "vector_add__rows", 0, 0, "ctas <= 2", 8, {"n / 16", "2", "1"}, {}, {}},
                 {"default", "vector_add", 0, 0, "", 0, {}, {}, {}}};
   KernelSignature sig(k);
   // The launch of vector_add over n elements: variant, grid x and y, CTA size.

@@ -17,6 +17,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace megac::rt {
@@ -117,6 +118,12 @@ private:
     size_t param = 0;
   };
   std::vector<std::vector<CompiledBound>> bounds_;
+  /// What the bounds read (signature.cpp, BoundsMemo): the integer scalars'
+  /// indices and the bounded tensors' indices; and the inputs of the last
+  /// launch whose bounds held, shared by copies (null: no bounds at all).
+  std::vector<int> boundScalars_, boundTensors_;
+  struct BoundsMemo;
+  std::shared_ptr<BoundsMemo> memo_;
   int numInferable_ = 0;
   int ctasIndex_ = 0;
   int smsIndex_ = 0;
