@@ -126,7 +126,8 @@ const char *argKindName(Arg::Kind kind) {
 } // namespace
 
 /// The inputs of the last launch whose bounds held: the variant, the grid,
-/// the integer scalars and the bounded tensors' element counts, which decide
+/// the integer scalars and the element counts of the bounded tensors with a
+/// `_` extent (the shape check pins the others to the scalars), which decide
 /// them. A launch with the same inputs (a decode loop's) skips evaluating the
 /// bounds. A seqlock: launches on many threads compare against it at once,
 /// and one at a time rewrites it (another finding it busy does not wait).
@@ -282,16 +283,22 @@ KernelSignature::KernelSignature(KernelInfo info) : info_(std::move(info)) {
     }
     bounds_.push_back(std::move(bounds));
   }
+  // The memo's key: the integer scalars, and the sizes of the bounded tensors
+  // that the shape check does not pin to them (a `_` extent).
+  bool anyBounds = false;
   for (size_t i = 0; i < n; ++i) {
     if (!shapeNames[i].empty())
       boundScalars_.push_back(int(i));
+    bool bounded = false;
     for (const std::vector<CompiledBound> &bounds : bounds_)
-      if (std::any_of(bounds.begin(), bounds.end(), [&](const CompiledBound &b) { return b.param == i; })) {
-        boundTensors_.push_back(int(i));
-        break;
-      }
+      for (const CompiledBound &b : bounds)
+        bounded = bounded || b.param == i;
+    anyBounds = anyBounds || bounded;
+    const std::vector<bool> &any = params_[i].anyExtent;
+    if (bounded && std::find(any.begin(), any.end(), true) != any.end())
+      boundTensors_.push_back(int(i));
   }
-  if (!boundTensors_.empty())
+  if (anyBounds)
     memo_ = std::make_shared<BoundsMemo>();
 }
 

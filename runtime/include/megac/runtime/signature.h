@@ -118,9 +118,10 @@ private:
     size_t param = 0;
   };
   std::vector<std::vector<CompiledBound>> bounds_;
-  /// What the bounds read (signature.cpp, BoundsMemo): the integer scalars'
-  /// indices and the bounded tensors' indices; and the inputs of the last
-  /// launch whose bounds held, shared by copies (null: no bounds at all).
+  /// What decides the bounds (signature.cpp, BoundsMemo): the integer
+  /// scalars' indices and those of the bounded tensors with a `_` extent; and
+  /// the inputs of the last launch whose bounds held, shared by copies (null:
+  /// no bounds at all).
   std::vector<int> boundScalars_, boundTensors_;
   struct BoundsMemo;
   std::shared_ptr<BoundsMemo> memo_;
