@@ -140,6 +140,8 @@ public:
     b.when = string(v, path, "when", false);
     b.min = string(v, path, "min", true);
     b.max = string(v, path, "max", true);
+    b.minAccess = string(v, path, "min_access", false);
+    b.minAt = string(v, path, "min_at", false);
     return b;
   }
 
@@ -202,7 +204,7 @@ public:
       k.offsets64 = wide->asBool();
     // A kernel without declared variants is its own single variant.
     if (k.variants.empty())
-      k.variants.push_back({"default", k.name, 0, 0, "", 0, {}});
+      k.variants.push_back({"default", k.name, 0, 0, "", 0, {}, {}, {}});
     return k;
   }
 
@@ -308,6 +310,10 @@ Value variantToJson(const VariantInfo &var) {
         e.set("when", Value::string(b.when));
       e.set("min", Value::string(b.min));
       e.set("max", Value::string(b.max));
+      if (!b.minAccess.empty())
+        e.set("min_access", Value::string(b.minAccess));
+      if (!b.minAt.empty())
+        e.set("min_at", Value::string(b.minAt));
       bounds.push(std::move(e));
     }
     v.set("bounds", std::move(bounds));
@@ -397,8 +403,8 @@ bool operator==(const ParamInfo &a, const ParamInfo &b) {
 }
 
 bool operator==(const AccessBoundInfo &a, const AccessBoundInfo &b) {
-  return std::tie(a.param, a.access, a.at, a.when, a.min, a.max) ==
-         std::tie(b.param, b.access, b.at, b.when, b.min, b.max);
+  return std::tie(a.param, a.access, a.at, a.when, a.min, a.max, a.minAccess, a.minAt) ==
+         std::tie(b.param, b.access, b.at, b.when, b.min, b.max, b.minAccess, b.minAt);
 }
 
 bool operator==(const VariantInfo &a, const VariantInfo &b) {

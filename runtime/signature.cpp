@@ -178,8 +178,8 @@ KernelSignature::KernelSignature(KernelInfo info) : info_(std::move(info)) {
     throw error("shared_bytes", "too large");
 
   // Names expressions may use: integer scalars by parameter index, then
-  // `ctas` and `early` (variant conditions only) and `sms` (grid and
-  // conditions).
+  // `ctas` and `early` (variant conditions only), `sms` (grid and
+  // conditions) and the launch grid's x, y, z (bounds only).
   std::vector<std::string> shapeNames(n + 6);
   for (size_t i = 0; i < n; ++i) {
     const ParamInfo &p = info_.params[i];
@@ -205,11 +205,9 @@ KernelSignature::KernelSignature(KernelInfo info) : info_(std::move(info)) {
   // Bounds read the integer scalars and the launch grid (a parameter of the
   // same name hides it: megac then writes no bound that reads the grid).
   std::vector<std::string> boundNames = shapeNames;
-  for (int d = 0; d < 3; ++d) {
-    const char *name = d == 0 ? "grid_x" : d == 1 ? "grid_y" : "grid_z";
-    if (std::find(shapeNames.begin(), shapeNames.end(), name) == shapeNames.end())
-      boundNames[size_t(gridIndex_ + d)] = name;
-  }
+  for (int d = 0; d < 3; ++d)
+    if (std::find(shapeNames.begin(), shapeNames.end(), kBoundGridNames[d]) == shapeNames.end())
+      boundNames[size_t(gridIndex_ + d)] = kBoundGridNames[d];
 
   auto compile = [&](const std::string &text,
                      const std::vector<std::string> &names,
@@ -552,14 +550,18 @@ void KernelSignature::refuseBound(const Arg *args, const int *argOf, const Launc
   const AccessBoundInfo &info = v.bounds[bound];
   const CompiledBound &c = bounds_[size_t(out.variant)][bound];
   const Arg &a = args[argOf[c.param]];
-  const char *verb = info.access == "load" ? "read " : info.access == "store" ? "write " : "update ";
-  std::string what = info.access + (info.at.empty() ? "" : " at " + info.at);
+  // Below the first element: the access that reaches lowest, where it is another.
+  bool below = lo < 0;
+  const std::string &access = below && !info.minAccess.empty() ? info.minAccess : info.access;
+  const std::string &at = below && !info.minAt.empty() ? info.minAt : info.at;
+  const char *verb = access == "load" ? "read " : access == "store" ? "write " : "update ";
+  std::string what = access + (at.empty() ? "" : " at " + at);
   if (info_.variants.size() > 1)
     what += " (variant " + quoted(v.name) + ")";
-  std::string past = lo < 0 ? "element " + std::to_string(lo) + ", before its first"
-                            : "element " + std::to_string(hi) + ", past its " +
-                                  std::to_string(numel) + " elements (shape " +
-                                  dims(a.shape, size_t(a.ndim)) + ")";
+  std::string past = below ? "element " + std::to_string(lo) + ", before its first"
+                           : "element " + std::to_string(hi) + ", past its " +
+                                 std::to_string(numel) + " elements (shape " +
+                                 dims(a.shape, size_t(a.ndim)) + ")";
   std::string values;
   for (size_t i = 0; i < info_.params.size(); ++i)
     if (info_.params[i].kind == ParamKind::Scalar && isInteger(info_.params[i].dtype))

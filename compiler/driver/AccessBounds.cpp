@@ -2,6 +2,7 @@
 #include "AccessBounds.h"
 
 #include "frontend/ASTPrinter.h"
+#include "megac/runtime/manifest.h"
 
 #include "Tile/IR/TileDialect.h"
 
@@ -247,8 +248,8 @@ int64_t elementBytes(Type ptr) {
 /// `when` holds; `runs`: it is known to run (no loop that may have no trips).
 struct Reach {
   unsigned param;
-  const char *access;
-  Location loc;
+  const char *access, *minAccess;
+  Location loc, minLoc;
   std::string when;
   Sym lo, hi;
   bool runs;
@@ -322,7 +323,7 @@ std::optional<Affine> Analysis::compute(Value v) {
     return a;
   }
   if (auto count = dyn_cast<tile::NumProgramsOp>(def))
-    return Affine{Sym::name(kGridNames[count.getAxis()], grid[count.getAxis()]), {}};
+    return Affine{Sym::name(rt::kBoundGridNames[count.getAxis()], grid[count.getAxis()]), {}};
   if (auto range = dyn_cast<tile::ArangeOp>(def)) {
     Affine a{Sym::lit(range.getStart()), {}};
     if (range.getEnd() - range.getStart() > 1)
@@ -423,7 +424,7 @@ Sym Analysis::extent(const Atom &atom, ArrayRef<int64_t> shape) {
   case Atom::Dim:
     return Sym::lit(shape[size_t(atom.index)]);
   case Atom::ProgramId:
-    return Sym::name(kGridNames[size_t(atom.index)], grid[size_t(atom.index)]);
+    return Sym::name(rt::kBoundGridNames[atom.index], grid[size_t(atom.index)]);
   case Atom::Trip:
     return loops[atom.loop]->trips;
   }
@@ -479,7 +480,7 @@ std::optional<Reach> Analysis::reach(Operation *op, Value ptr, Value mask, const
   hi = add(hi, Sym::lit(p->width - 1));
   if (lo.overflow || hi.overflow)
     return std::nullopt;
-  return Reach{p->param, access, op->getLoc(), when, lo, hi, runs};
+  return Reach{p->param, access, access, op->getLoc(), op->getLoc(), when, lo, hi, runs};
 }
 
 /// The lower of two bounds that differ by their addends only; the higher when
@@ -497,7 +498,8 @@ std::vector<AccessBound> accessBounds(func::FuncOp kernel, const std::vector<std
                                       const std::array<std::optional<int64_t>, 3> &grid) {
   Analysis analysis(kernel, scalarNames, grid);
   // Accesses of a tensor whose bounds differ by constants only (`p`, `p + 1`,
-  // `p + 2`) make one bound, at the access that reaches highest.
+  // `p + 2`) make one bound, which names the accesses that reach highest and
+  // lowest.
   std::vector<Reach> reaches;
   kernel.walk([&](Operation *op) {
     std::optional<Reach> r;
@@ -515,6 +517,8 @@ std::vector<AccessBound> accessBounds(func::FuncOp kernel, const std::vector<std
         continue;
       if (r->hi.addend > seen.hi.addend)
         seen.access = r->access, seen.loc = r->loc;
+      if (r->lo.addend < seen.lo.addend)
+        seen.minAccess = r->minAccess, seen.minLoc = r->minLoc;
       seen.lo = extreme(seen.lo, r->lo, false);
       seen.hi = extreme(seen.hi, r->hi, true);
       seen.runs = seen.runs && r->runs;
@@ -524,7 +528,8 @@ std::vector<AccessBound> accessBounds(func::FuncOp kernel, const std::vector<std
   });
   std::vector<AccessBound> bounds;
   for (const Reach &r : reaches) {
-    AccessBound b{r.param, r.access, r.loc, r.when, r.lo.full(), r.hi.full(), std::nullopt, std::nullopt};
+    AccessBound b{r.param, r.access, r.loc, r.minAccess, r.minLoc, r.when, r.lo.full(), r.hi.full(),
+                  std::nullopt, std::nullopt};
     if (r.runs)
       b.knownMin = r.lo.known, b.knownMax = r.hi.known;
     bounds.push_back(std::move(b));
@@ -583,11 +588,12 @@ bool moduleAccessBounds(ModuleOp module, const fe::Module &mod,
           continue;
         const std::string &name = k.params[b.param].var->name;
         bool before = *b.knownMin < 0;
-        InFlightDiagnostic diag = emitError(b.loc);
-        diag << b.access << " through '" << name << "' reaches element "
+        Location loc = before ? b.minLoc : b.loc;
+        InFlightDiagnostic diag = emitError(loc);
+        diag << (before ? b.minAccess : b.access) << " through '" << name << "' reaches element "
              << (before ? *b.knownMin : *b.knownMax) << ", "
              << (before ? "before its first" : "past its " + std::to_string(*numel) + " elements");
-        diag.attachNote(b.loc) << tile::kHintPrefix
+        diag.attachNote(loc) << tile::kHintPrefix
                                << "mask the access (load(p, mask, other), store(p, v, mask)) or "
                                   "keep its offsets within the tensor's shape";
         ok = false;

@@ -34,14 +34,15 @@
 
 namespace megac {
 
-/// The names the bounds' expressions read for the launch grid (program
-/// counts along x, y, z), besides the kernel's integer scalar parameters.
-inline constexpr std::array<const char *, 3> kGridNames = {"grid_x", "grid_y", "grid_z"};
-
+/// Accesses whose offsets differ by a constant share one bound: `access` at
+/// `loc` reaches the highest element, `minAccess` at `minLoc` the lowest.
+/// The expressions read the integer scalars and rt::kBoundGridNames.
 struct AccessBound {
   unsigned param = 0;   ///< the tensor parameter's index
   std::string access;   ///< "load", "store" or "atomic"
   mlir::Location loc;   ///< where the access is written
+  std::string minAccess;
+  mlir::Location minLoc;
   std::string when;     ///< "" (always), else when it runs: its loops have trips
   std::string min, max; ///< the lowest and highest element offset reached
   /// min and max where the grid's constant dimensions decide them alone (no

@@ -91,9 +91,16 @@ void buildManifest(const fe::Module &mod, const CompileResult &result,
           v.grid.assign(grid.begin(), grid.end());
       }
       if (auto found = bounds.find(symbol); found != bounds.end())
-        for (const AccessBound &b : found->second)
-          v.bounds.push_back({k.params[b.param].var->name, b.access, where(b.loc), b.when, b.min,
-                              b.max});
+        for (const AccessBound &b : found->second) {
+          rt::AccessBoundInfo info{k.params[b.param].var->name, b.access, where(b.loc), b.when,
+                                   b.min, b.max, "", ""};
+          // The access that reaches lowest, where it is another.
+          if (b.minLoc != b.loc) {
+            info.minAccess = b.minAccess;
+            info.minAt = where(b.minLoc);
+          }
+          v.bounds.push_back(std::move(info));
+        }
       info.variants.push_back(v);
       auto it = sharedBytes.find(symbol);
       if (it != sharedBytes.end())

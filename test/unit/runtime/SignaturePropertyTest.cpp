@@ -70,11 +70,11 @@ KernelInfo everyDtypeKernel() {
   k.params.push_back({"t_one", ParamKind::Tensor, DType::i32, 8, {}, 1});
   VariantInfo wide{"wide", "every_dtype__wide", 0, 0, "ctas > 4 * sms && early", 8, {"n", "1", "1"}, {}, {}};
   VariantInfo odd{"odd", "every_dtype__odd", 0, 0, "n / (d - 1) > 2", 0, {}, {}, {}};
-  odd.bounds = {{"t_f8", "load", "k.mega:3:9", "", "0", "16 / (d - 2) - 1"}};
+  odd.bounds = {{"t_f8", "load", "k.mega:3:9", "", "0", "16 / (d - 2) - 1", "", ""}};
   VariantInfo base{"default", "every_dtype", 0, 0, "", 0, {}, {}, {}};
-  base.bounds = {{"t_one", "load", "k.mega:1:5", "", "0", "0"},
-                 {"t_bf16", "store", "k.mega:2:5", "s_i8 > 0", "s_i8 - 1", "(grid_x - 1) * 8 + s_i8"},
-                 {"t_f4", "atomic", "", "", "-s_i16", "grid_y"}};
+  base.bounds = {{"t_one", "load", "k.mega:1:5", "", "0", "0", "", ""},
+                 {"t_bf16", "store", "k.mega:2:5", "s_i8 > 0", "s_i8 - 1", "(grid_x - 1) * 8 + s_i8", "", ""},
+                 {"t_f4", "atomic", "", "", "-s_i16", "grid_y", "", ""}};
   k.variants = {wide, odd, base};
   return k;
 }

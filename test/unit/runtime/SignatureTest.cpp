@@ -321,8 +321,8 @@ KernelInfo unmaskedVectorAdd() {
   KernelInfo k = test::vectorAddKernel();
   std::vector<AccessBoundInfo> &bounds = k.variants[0].bounds;
   for (const char *param : {"x", "y"})
-    bounds.push_back({param, "load", "add.mega:4:14", "", "0", "1024 * (grid_x - 1) + 1023"});
-  bounds.push_back({"out", "store", "add.mega:5:5", "", "0", "1024 * (grid_x - 1) + 1023"});
+    bounds.push_back({param, "load", "add.mega:4:14", "", "0", "1024 * (grid_x - 1) + 1023", "", ""});
+  bounds.push_back({"out", "store", "add.mega:5:5", "", "0", "1024 * (grid_x - 1) + 1023", "", ""});
   return k;
 }
 
@@ -355,8 +355,8 @@ TEST(Signature, ChecksTheChosenVariantsBounds) {
   KernelInfo k = test::vectorAddKernel();
   k.variants.insert(k.variants.begin(),
                     {"small", "vector_add__small", 0, 0, "n <= 1024", 0, {}, {}, {}});
-  k.variants[0].bounds = {{"out", "store", "add.mega:9:5", "n > 16", "n - 2048", "n - 1"}};
-  k.variants[1].bounds = {{"y", "atomic", "", "", "0", "1024 / (n - 4096)"}};
+  k.variants[0].bounds = {{"out", "store", "add.mega:9:5", "n > 16", "n - 2048", "n - 1", "", ""}};
+  k.variants[1].bounds = {{"y", "atomic", "", "", "0", "1024 / (n - 4096)", "", ""}};
   KernelSignature sig(k);
   LaunchConfig c;
   std::vector<Arg> args = vectorAddArgs(16);
@@ -419,9 +419,21 @@ TEST(Signature, BoundsFromManyThreads) {
   EXPECT_EQ(wrong.load(), 0);
 }
 
+// A bound shared by accesses that differ by a constant names the one that
+// reaches highest past the end and the one that reaches lowest before it.
+TEST(Signature, NamesTheAccessThatLeaves) {
+  KernelInfo k = test::vectorAddKernel();
+  k.variants[0].bounds = {{"x", "store", "s.mega:5:5", "", "n - 1025", "n", "load", "s.mega:4:13"}};
+  KernelSignature sig(k);
+  EXPECT_NE(refusal(sig, vectorAddArgs(1024)).find("the load at s.mega:4:13 would read element -1, before its first"),
+            std::string::npos);
+  EXPECT_NE(refusal(sig, vectorAddArgs(2048)).find("the store at s.mega:5:5 would write element 2048, past its 2048"),
+            std::string::npos);
+}
+
 TEST(Signature, RefusesABoundOfAnUnknownTensor) {
   KernelInfo k = test::vectorAddKernel();
-  k.variants[0].bounds = {{"n", "load", "", "", "0", "0"}};
+  k.variants[0].bounds = {{"n", "load", "", "", "0", "0", "", ""}};
   try {
     KernelSignature sig(k);
     ADD_FAILURE() << "accepted";

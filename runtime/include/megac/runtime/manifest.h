@@ -37,10 +37,15 @@ struct ParamInfo {
   int64_t multipleOf = 1;
 };
 
+/// The names access bounds read for the launch grid's x, y and z.
+inline constexpr const char *kBoundGridNames[3] = {"grid_x", "grid_y", "grid_z"};
+
 /// The elements one unmasked access of a variant reaches (docs/bundle.md,
 /// bounds): offsets from `min` to `max` into tensor parameter `param`, as
-/// expressions over the integer scalars and grid_x, grid_y, grid_z (the
-/// launch grid), whenever `when` holds ("": always).
+/// expressions over the integer scalars and kBoundGridNames (the launch
+/// grid), whenever `when` holds ("": always). Accesses that differ by a
+/// constant share one bound: `access` at `at` reaches the highest element,
+/// `minAccess` at `minAt` the lowest ("": the same access).
 struct AccessBoundInfo {
   std::string param;
   std::string access; ///< load, store or atomic (for messages)
@@ -48,6 +53,8 @@ struct AccessBoundInfo {
   std::string when;
   std::string min;
   std::string max;
+  std::string minAccess;
+  std::string minAt;
 };
 
 struct VariantInfo {
