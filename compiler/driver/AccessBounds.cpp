@@ -267,7 +267,8 @@ private:
   std::optional<Affine> affine(Value v);
   std::optional<Affine> compute(Value v);
   std::optional<PointerOffsets> pointer(Value v);
-  const std::optional<Loop> &loop(scf::ForOp op);
+  std::optional<Loop> loop(scf::ForOp op);
+  std::optional<Loop> describe(scf::ForOp op);
   Sym extent(const Atom &atom, ArrayRef<int64_t> shape);
 
   func::FuncOp kernel;
@@ -302,10 +303,11 @@ std::optional<Affine> Analysis::compute(Value v) {
       return Affine{Sym::name(n, std::nullopt), {}};
     }
     auto forOp = dyn_cast<scf::ForOp>(owner);
-    if (!forOp || v != forOp.getInductionVar() || !loop(forOp))
-      return std::nullopt; // a value a loop carries: not followed
-    Affine a{loop(forOp)->lower, {}};
-    a.addTerm(Atom{Atom::Trip, 0, forOp}, Sym::lit(loop(forOp)->step));
+    std::optional<Loop> l = forOp && v == forOp.getInductionVar() ? loop(forOp) : std::nullopt;
+    if (!l)
+      return std::nullopt; // a value a loop carries, or a loop with bounds not followed
+    Affine a{l->lower, {}};
+    a.addTerm(Atom{Atom::Trip, 0, forOp}, Sym::lit(l->step));
     return a;
   }
   Operation *def = v.getDefiningOp();
@@ -360,29 +362,35 @@ std::optional<Affine> Analysis::compute(Value v) {
   return std::nullopt;
 }
 
-const std::optional<Loop> &Analysis::loop(scf::ForOp op) {
+std::optional<Loop> Analysis::loop(scf::ForOp op) {
   auto it = loops.find(op);
   if (it != loops.end())
     return it->second;
-  std::optional<Loop> &l = loops[op];
+  // Found before it is stored: the bounds may ask for an enclosing loop,
+  // which inserts into `loops`.
+  std::optional<Loop> found = describe(op);
+  loops[op] = found;
+  return found;
+}
+
+std::optional<Loop> Analysis::describe(scf::ForOp op) {
   std::optional<Affine> lb = affine(op.getLowerBound()), ub = affine(op.getUpperBound()),
                         step = affine(op.getStep());
   if (!lb || !ub || !step || !lb->scalar() || !ub->scalar() || !step->scalar() ||
       !step->base.literal() || *step->base.literal() <= 0)
-    return l;
+    return std::nullopt;
   Loop info;
   info.lower = lb->base;
   info.step = *step->base.literal();
   Sym span = sub(ub->base, lb->base);
   if (span.overflow)
-    return l;
+    return std::nullopt;
   info.trips = cdiv(span, info.step);
   if (span.known)
     info.runs = *span.known > 0;
   if (!span.literal())
     info.when = ub->base.wrapped(1) + " > " + lb->base.wrapped(1);
-  l = info;
-  return l;
+  return info;
 }
 
 std::optional<PointerOffsets> Analysis::pointer(Value v) {
@@ -450,14 +458,12 @@ std::optional<Reach> Analysis::reach(Operation *op, Value ptr, Value mask, const
       continue;
     }
     auto forOp = dyn_cast<scf::ForOp>(p);
-    if (!forOp || !loop(forOp))
-      return std::nullopt;
-    const Loop &l = *loop(forOp);
-    if (l.runs == false)
-      return std::nullopt; // never runs
-    runs = runs && l.runs.value_or(false);
-    if (!l.when.empty())
-      when = when.empty() ? l.when : l.when + " && " + when;
+    std::optional<Loop> l = forOp ? loop(forOp) : std::nullopt;
+    if (!l || l->runs == false)
+      return std::nullopt; // bounds not followed, or it never runs
+    runs = runs && l->runs.value_or(false);
+    if (!l->when.empty())
+      when = when.empty() ? l->when : l->when + " && " + when;
   }
   std::optional<PointerOffsets> p = pointer(ptr);
   if (!p)
