@@ -202,12 +202,11 @@ KernelSignature::KernelSignature(KernelInfo info) : info_(std::move(info)) {
   std::vector<std::string> whenNames = gridNames;
   whenNames[size_t(ctasIndex_)] = "ctas";
   whenNames[size_t(earlyIndex_)] = "early";
-  // Bounds read the integer scalars and the launch grid (a parameter of the
-  // same name hides it: megac then writes no bound that reads the grid).
+  // Bounds read the integer scalars and the launch grid (megac refuses
+  // parameters named like it, as it does `ctas`).
   std::vector<std::string> boundNames = shapeNames;
   for (int d = 0; d < 3; ++d)
-    if (std::find(shapeNames.begin(), shapeNames.end(), kBoundGridNames[d]) == shapeNames.end())
-      boundNames[size_t(gridIndex_ + d)] = kBoundGridNames[d];
+    boundNames[size_t(gridIndex_ + d)] = kBoundGridNames[d];
 
   auto compile = [&](const std::string &text,
                      const std::vector<std::string> &names,

@@ -258,8 +258,8 @@ struct Reach {
 class Analysis {
 public:
   Analysis(func::FuncOp kernel, const std::vector<std::string> &names,
-           const std::array<std::optional<int64_t>, 3> &grid, std::array<bool, 3> hidden)
-      : kernel(kernel), names(names), grid(grid), hidden(hidden) {}
+           const std::array<std::optional<int64_t>, 3> &grid)
+      : kernel(kernel), names(names), grid(grid) {}
 
   std::optional<Reach> reach(Operation *op, Value ptr, Value mask, const char *access);
 
@@ -269,13 +269,11 @@ private:
   std::optional<PointerOffsets> pointer(Value v);
   std::optional<Loop> loop(scf::ForOp op);
   std::optional<Loop> describe(scf::ForOp op);
-  bool hidesGrid(int64_t axis) const { return hidden[size_t(axis)]; }
   Sym extent(const Atom &atom, ArrayRef<int64_t> shape);
 
   func::FuncOp kernel;
   const std::vector<std::string> &names;
   std::array<std::optional<int64_t>, 3> grid;
-  std::array<bool, 3> hidden; // a parameter is named like the grid's dimension
   llvm::DenseMap<Value, std::optional<Affine>> affines;
   llvm::DenseMap<Operation *, std::optional<Loop>> loops;
 };
@@ -321,20 +319,13 @@ std::optional<Affine> Analysis::compute(Value v) {
       return Affine{Sym::lit(s.getSplatValue<APInt>().getSExtValue()), {}};
     return std::nullopt;
   }
-  // A parameter named like the grid's dimension hides it from the runtime's
-  // expressions: what reads that dimension is not followed.
   if (auto pid = dyn_cast<tile::ProgramIdOp>(def)) {
-    if (hidesGrid(pid.getAxis()))
-      return std::nullopt;
     Affine a;
     a.addTerm(Atom{Atom::ProgramId, pid.getAxis(), nullptr}, Sym::lit(1));
     return a;
   }
-  if (auto count = dyn_cast<tile::NumProgramsOp>(def)) {
-    if (hidesGrid(count.getAxis()))
-      return std::nullopt;
+  if (auto count = dyn_cast<tile::NumProgramsOp>(def))
     return Affine{Sym::name(rt::kBoundGridNames[count.getAxis()], grid[count.getAxis()]), {}};
-  }
   if (auto range = dyn_cast<tile::ArangeOp>(def)) {
     Affine a{Sym::lit(range.getStart()), {}};
     if (range.getEnd() - range.getStart() > 1)
@@ -510,9 +501,8 @@ Sym extreme(const Sym &a, const Sym &b, bool higher) {
 } // namespace
 
 std::vector<AccessBound> accessBounds(func::FuncOp kernel, const std::vector<std::string> &scalarNames,
-                                      const std::array<std::optional<int64_t>, 3> &grid,
-                                      const std::array<bool, 3> &hiddenGrid) {
-  Analysis analysis(kernel, scalarNames, grid, hiddenGrid);
+                                      const std::array<std::optional<int64_t>, 3> &grid) {
+  Analysis analysis(kernel, scalarNames, grid);
   // Accesses of a tensor whose bounds differ by constants only (`p`, `p + 1`,
   // `p + 2`) make one bound, which names the accesses that reach highest and
   // lowest.
@@ -583,12 +573,9 @@ bool moduleAccessBounds(ModuleOp module, const fe::Module &mod,
   bool ok = true;
   for (const fe::KernelDecl &k : mod.kernels()) {
     std::vector<std::string> names;
-    std::array<bool, 3> hidden = {false, false, false};
     for (const fe::ParamDecl &p : k.params) {
       const fe::Type &t = p.var->type;
       names.push_back(!t.isPointer() && fe::isSigned(t.elem.scalar) ? p.var->name : "");
-      for (int d = 0; d < 3; ++d)
-        hidden[d] = hidden[d] || p.var->name == rt::kBoundGridNames[d];
     }
     for (const std::string &symbol : symbols.at(k.name)) {
       auto func = module.lookupSymbol<func::FuncOp>(symbol);
@@ -600,7 +587,7 @@ bool moduleAccessBounds(ModuleOp module, const fe::Module &mod,
       std::array<std::optional<int64_t>, 3> grid = {1, 1, 1};
       for (size_t d = 0; d < decl->grid.size() && d < 3; ++d)
         grid[d] = number(fe::manifestExpr(*decl->grid[d]));
-      std::vector<AccessBound> bounds = accessBounds(func, names, grid, hidden);
+      std::vector<AccessBound> bounds = accessBounds(func, names, grid);
       for (const AccessBound &b : bounds) {
         std::optional<int64_t> numel = constantElements(k.params[b.param]);
         if (!numel || !b.knownMin || !b.knownMax || (*b.knownMin >= 0 && *b.knownMax < *numel))

@@ -53,12 +53,10 @@ struct AccessBound {
 /// The bounds of `kernel`'s accesses, one for the accesses of a tensor whose
 /// offsets differ by a constant only. `scalarNames[i]` is parameter i's name when it is a
 /// signed integer scalar the runtime binds, else "". `grid` holds the kernel's
-/// grid dimensions that are compile-time constants; `hiddenGrid` those a
-/// parameter's name hides from the runtime's expressions (not followed).
+/// grid dimensions that are compile-time constants.
 std::vector<AccessBound> accessBounds(mlir::func::FuncOp kernel,
                                       const std::vector<std::string> &scalarNames,
-                                      const std::array<std::optional<int64_t>, 3> &grid,
-                                      const std::array<bool, 3> &hiddenGrid);
+                                      const std::array<std::optional<int64_t>, 3> &grid);
 
 /// accessBounds of every kernel and variant of `module` (the tile IR of
 /// `mod`), by symbol. An access known at compile time to leave a tensor whose

@@ -155,10 +155,11 @@ void Sema::checkKernel(KernelDecl &k) {
     // parameter so named would make its manifest unreadable (`min`) or mean
     // one thing to the language and another to the runtime (`sms`).
     if (p.var->name == "ctas" || p.var->name == "sms" || p.var->name == "early" ||
+        p.var->name == "grid_x" || p.var->name == "grid_y" || p.var->name == "grid_z" ||
         p.var->name == "cdiv" || p.var->name == "min" || p.var->name == "max")
       error(p.var->range, "a kernel parameter cannot be named '" + p.var->name + "'",
-            "in grid, shape and 'when' expressions the runtime reads 'ctas', 'sms' and 'early' as the "
-            "launch's and 'cdiv', 'min' and 'max' as its functions; rename it");
+            "in its launch expressions the runtime reads 'ctas', 'sms', 'early' and 'grid_x', 'grid_y', "
+            "'grid_z' as the launch's and 'cdiv', 'min' and 'max' as its functions; rename it");
     if (resolveTypeRef(p.typeRef))
       p.var->type = p.typeRef.resolved;
     declareVar(*p.var);

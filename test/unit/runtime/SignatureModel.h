@@ -53,12 +53,11 @@ public:
     whenNames = gridNames;
     whenNames[n] = "ctas";
     whenNames[n + 2] = "early";
-    // Bounds read the scalars and the launch grid (unless a scalar is named so).
+    // Bounds read the scalars and the launch grid.
     boundNames = names;
     const char *axes[3] = {"grid_x", "grid_y", "grid_z"};
     for (int d = 0; d < 3; ++d)
-      if (std::find(names.begin(), names.end(), axes[d]) == names.end())
-        boundNames[n + 3 + size_t(d)] = axes[d];
+      boundNames[n + 3 + size_t(d)] = axes[d];
     // An integer scalar is inferable when some tensor's dimension is exactly
     // its name; the first such tensor and dimension is where it comes from.
     source.assign(n, {-1, -1});
