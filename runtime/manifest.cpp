@@ -142,6 +142,8 @@ public:
     b.max = string(v, path, "max", true);
     b.minAccess = string(v, path, "min_access", false);
     b.minAt = string(v, path, "min_at", false);
+    if (const Value *masked = optional(v, path, "masked", Value::Kind::Bool))
+      b.masked = masked->asBool();
     return b;
   }
 
@@ -314,6 +316,8 @@ Value variantToJson(const VariantInfo &var) {
         e.set("min_access", Value::string(b.minAccess));
       if (!b.minAt.empty())
         e.set("min_at", Value::string(b.minAt));
+      if (b.masked)
+        e.set("masked", Value::boolean(true));
       bounds.push(std::move(e));
     }
     v.set("bounds", std::move(bounds));
@@ -403,8 +407,8 @@ bool operator==(const ParamInfo &a, const ParamInfo &b) {
 }
 
 bool operator==(const AccessBoundInfo &a, const AccessBoundInfo &b) {
-  return std::tie(a.param, a.access, a.at, a.when, a.min, a.max, a.minAccess, a.minAt) ==
-         std::tie(b.param, b.access, b.at, b.when, b.min, b.max, b.minAccess, b.minAt);
+  return std::tie(a.param, a.access, a.at, a.when, a.min, a.max, a.minAccess, a.minAt, a.masked) ==
+         std::tie(b.param, b.access, b.at, b.when, b.min, b.max, b.minAccess, b.minAt, b.masked);
 }
 
 bool operator==(const VariantInfo &a, const VariantInfo &b) {

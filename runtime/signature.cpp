@@ -567,8 +567,11 @@ void KernelSignature::refuseBound(const Arg *args, const int *argOf, const Launc
       values += ", " + info_.params[i].name + " = " + std::to_string(out.env[i]);
   int64_t grid[3] = {out.grid[0], out.grid[1], out.grid[2]};
   refuse(c.param, "the " + what + " would " + verb + past +
-                      " for these arguments (grid " + dims(grid, 3) + values +
-                      "): a mask missing in the kernel, or arguments it does not support");
+                      " for these arguments (grid " + dims(grid, 3) + values + "): " +
+                      (info.masked ? "its mask lets it past the tensor (a mask that does not match "
+                                     "the tensor's shape)"
+                                   : "a mask missing in the kernel") +
+                      ", or arguments it does not support");
 }
 
 void KernelSignature::packParams(const Arg *args, const int *argOf,

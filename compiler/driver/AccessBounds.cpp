@@ -74,7 +74,12 @@ Sym add(const Sym &a, const Sym &b) {
 /// -a: a's text negated ("-n", "-(n + m)"), its addend likewise.
 Sym neg(const Sym &a) {
   Sym r = a;
-  if (!a.text.empty())
+  // A name or product with its sign in front ("-n", "-n * 4": unary minus
+  // binds first) loses it; anything else gains one.
+  if (a.prec <= 1 && a.text.rfind('-', 0) == 0)
+    r = opaque(a.text.substr(1), a.text[1] == '(' && a.text.find(')') == a.text.size() - 1 ? 0 : a.prec,
+               std::nullopt, a.overflow);
+  else if (!a.text.empty())
     r = opaque("-" + (a.prec > 0 ? "(" + a.text + ")" : a.text), 1, std::nullopt, a.overflow);
   r.overflow = r.overflow || subOv(0, a.addend, &r.addend);
   r.known = both(std::optional<int64_t>(0), a.known, subOv);
@@ -236,6 +241,24 @@ struct PointerOffsets {
   int64_t width = 1;
 };
 
+/// What a mask asks of one index: lo <= sum of terms <= hi (either side
+/// absent when it is not bounded there).
+struct Constraint {
+  std::vector<std::pair<Atom, Sym>> terms;
+  std::optional<Sym> lo, hi;
+};
+
+bool sameTerms(const std::vector<std::pair<Atom, Sym>> &a, const std::vector<std::pair<Atom, Sym>> &b) {
+  if (a.size() != b.size())
+    return false;
+  for (const auto &[atom, c] : a) {
+    auto it = llvm::find_if(b, [&](const auto &t) { return t.first == atom; });
+    if (it == b.end() || it->second.full() != c.full())
+      return false;
+  }
+  return true;
+}
+
 /// The bytes of a pointer's element type, 0 when it has no fixed size.
 int64_t elementBytes(Type ptr) {
   auto p = dyn_cast<tile::PtrType>(getElementTypeOrSelf(ptr));
@@ -253,6 +276,7 @@ struct Reach {
   std::string when;
   Sym lo, hi;
   bool runs;
+  bool masked;
 };
 
 class Analysis {
@@ -267,6 +291,9 @@ private:
   std::optional<Affine> affine(Value v);
   std::optional<Affine> compute(Value v);
   std::optional<PointerOffsets> pointer(Value v);
+  std::optional<std::vector<Constraint>> constraints(Value mask);
+  bool underMask(std::vector<Constraint> cs, ArrayRef<int64_t> shape, Affine &rest, Sym &lo, Sym &hi,
+                 std::string &when, bool &runs);
   std::optional<Loop> loop(scf::ForOp op);
   std::optional<Loop> describe(scf::ForOp op);
   Sym extent(const Atom &atom, ArrayRef<int64_t> shape);
@@ -427,6 +454,66 @@ std::optional<PointerOffsets> Analysis::pointer(Value v) {
   return std::nullopt; // selected or loaded
 }
 
+std::optional<std::vector<Constraint>> Analysis::constraints(Value mask) {
+  Operation *def = mask.getDefiningOp();
+  if (!def)
+    return std::nullopt;
+  if (isa<tile::SplatOp, tile::BroadcastOp, tile::ConvertLayoutOp>(def))
+    return constraints(def->getOperand(0));
+  if (auto expand = dyn_cast<tile::ExpandDimsOp>(def)) {
+    std::optional<std::vector<Constraint>> cs = constraints(expand.getSrc());
+    for (Constraint &c : cs ? *cs : std::vector<Constraint>{})
+      c.terms = expanded(Affine{Sym::lit(0), c.terms}, expand.getAxis()).terms;
+    return cs;
+  }
+  if (auto c = dyn_cast<arith::ConstantOp>(def)) {
+    // All true: no constraint. A false mask never accesses anything.
+    auto i = dyn_cast<IntegerAttr>(c.getValue());
+    auto s = dyn_cast<SplatElementsAttr>(c.getValue());
+    if ((i && i.getValue().isAllOnes()) || (s && s.getSplatValue<APInt>().isAllOnes()))
+      return std::vector<Constraint>{};
+    return std::nullopt;
+  }
+  if (isa<arith::AndIOp>(def)) {
+    std::optional<std::vector<Constraint>> l = constraints(def->getOperand(0)),
+                                           r = constraints(def->getOperand(1));
+    if (!l || !r)
+      return std::nullopt;
+    l->insert(l->end(), r->begin(), r->end());
+    return l;
+  }
+  auto cmp = dyn_cast<arith::CmpIOp>(def);
+  if (!cmp)
+    return std::nullopt; // a mask loaded, selected or combined otherwise
+  std::optional<Affine> l = affine(cmp.getLhs()), r = affine(cmp.getRhs());
+  if (!l || !r)
+    return std::nullopt;
+  // l PRED r as terms + base PRED 0, that is terms PRED -base.
+  Affine d = plus(*l, *r, true);
+  Sym at = neg(d.base);
+  Constraint c{d.terms, std::nullopt, std::nullopt};
+  switch (cmp.getPredicate()) {
+  case arith::CmpIPredicate::slt:
+    c.hi = sub(at, Sym::lit(1));
+    break;
+  case arith::CmpIPredicate::sle:
+    c.hi = at;
+    break;
+  case arith::CmpIPredicate::sgt:
+    c.lo = add(at, Sym::lit(1));
+    break;
+  case arith::CmpIPredicate::sge:
+    c.lo = at;
+    break;
+  case arith::CmpIPredicate::eq:
+    c.lo = c.hi = at;
+    break;
+  default:
+    return std::nullopt; // unsigned or != : not an interval of the signed index
+  }
+  return std::vector<Constraint>{c};
+}
+
 Sym Analysis::extent(const Atom &atom, ArrayRef<int64_t> shape) {
   switch (atom.kind) {
   case Atom::Dim:
@@ -439,8 +526,101 @@ Sym Analysis::extent(const Atom &atom, ArrayRef<int64_t> shape) {
   return Sym::lit(1);
 }
 
+/// Folds a mask's constraints into [lo, hi] and `when`, taking from `rest` the
+/// terms they bound. Exact only where each constrained index is dense (takes
+/// every integer between its lowest and highest value: `program_id(0) * 128 +
+/// arange(0, 128)`, a loop's `k + arange(0, K_STEP)`), the indices share no
+/// term, and the offset is a multiple of each (`rows * N + cols` under
+/// `rows < M && cols < N`); then the masked-in values of each index are an
+/// interval and the offset's extremes are at its ends. Otherwise false: the
+/// access is left out.
+bool Analysis::underMask(std::vector<Constraint> cs, ArrayRef<int64_t> shape, Affine &rest, Sym &lo,
+                         Sym &hi, std::string &when, bool &runs) {
+  auto require = [&](const std::string &cond, const Sym &a, const Sym &b, bool lessEqual) {
+    // a <= b (lessEqual) or a >= b: into `when` unless the numbers decide it.
+    if (a.literal() && b.literal())
+      return lessEqual ? *a.literal() <= *b.literal() : *a.literal() >= *b.literal();
+    when = when.empty() ? cond : when + " && " + cond;
+    runs = runs && a.known && b.known && (lessEqual ? *a.known <= *b.known : *a.known >= *b.known);
+    return true;
+  };
+  // One interval per index: `i >= 0 && i < n` bound one index twice.
+  std::vector<Constraint> groups;
+  for (Constraint &c : cs) {
+    llvm::erase_if(c.terms, [](const auto &t) { return t.second.literal() == 0; });
+    auto same = llvm::find_if(groups, [&](const Constraint &g) { return sameTerms(g.terms, c.terms); });
+    if (same == groups.end()) {
+      groups.push_back(c);
+      continue;
+    }
+    if (c.lo)
+      same->lo = same->lo ? maxOf(*same->lo, *c.lo) : *c.lo;
+    if (c.hi)
+      same->hi = same->hi ? minOf(*same->hi, *c.hi) : *c.hi;
+  }
+  std::vector<Atom> seen;
+  for (Constraint &g : groups) {
+    // A condition on no index: the access runs when it holds.
+    if (g.terms.empty()) {
+      if ((g.lo && !require(g.lo->wrapped(1) + " <= 0", *g.lo, Sym::lit(0), true)) ||
+          (g.hi && !require(g.hi->wrapped(1) + " >= 0", *g.hi, Sym::lit(0), false)))
+        return false;
+      continue;
+    }
+    for (const auto &[atom, c] : g.terms) {
+      if (!c.literal() || llvm::is_contained(seen, atom))
+        return false; // a symbolic stride, or an index sharing a term with another
+      seen.push_back(atom);
+    }
+    // Dense: by growing |coefficient|, each at most one past what the terms
+    // before it span (a span not known counts as none).
+    llvm::sort(g.terms, [](const auto &a, const auto &b) {
+      return std::abs(*a.second.literal()) < std::abs(*b.second.literal());
+    });
+    int64_t spans = 0;
+    Sym low = Sym::lit(0), high = Sym::lit(0);
+    for (const auto &[atom, c] : g.terms) {
+      int64_t k = *c.literal();
+      if (k == INT64_MIN || std::abs(k) - 1 > spans)
+        return false;
+      Sym last = sub(extent(atom, shape), Sym::lit(1));
+      int64_t span = 0;
+      if (last.literal() && (mulOv(std::abs(k), *last.literal(), &span) || addOv(spans, span, &spans)))
+        return false;
+      (k > 0 ? high : low) = add(k > 0 ? high : low, scaledBy(last, k));
+    }
+    // The offset as k * index + the rest, k read off the unit term.
+    const auto &[unit, unitCoeff] = g.terms.front();
+    auto coeffOf = [&](const Atom &atom) {
+      auto it = llvm::find_if(rest.terms, [&](const auto &t) { return t.first == atom; });
+      return it == rest.terms.end() ? Sym::lit(0) : it->second;
+    };
+    Sym k = scaledBy(coeffOf(unit), *unitCoeff.literal());
+    for (const auto &[atom, c] : g.terms)
+      if (scaledBy(k, *c.literal()).full() != coeffOf(atom).full())
+        return false;
+    llvm::erase_if(rest.terms, [&](const auto &t) { return llvm::is_contained(seen, t.first); });
+    // The masked-in values of the index: [first, final], if any.
+    Sym first = g.lo ? maxOf(low, *g.lo) : low, final = g.hi ? minOf(high, *g.hi) : high;
+    if ((g.hi && !require(g.hi->wrapped(1) + " >= " + low.wrapped(1), *g.hi, low, false)) ||
+        (g.lo && !require(g.lo->wrapped(1) + " <= " + high.wrapped(1), *g.lo, high, true)) ||
+        (g.lo && g.hi && !require(g.lo->wrapped(1) + " <= " + g.hi->wrapped(1), *g.lo, *g.hi, true)))
+      return false;
+    if (k.literal()) {
+      bool up = *k.literal() >= 0;
+      hi = add(hi, mul(k, up ? final : first));
+      lo = add(lo, mul(k, up ? first : final));
+    } else {
+      hi = add(hi, maxOf(mul(k, final), mul(k, first)));
+      lo = add(lo, minOf(mul(k, final), mul(k, first)));
+    }
+  }
+  return true;
+}
+
 std::optional<Reach> Analysis::reach(Operation *op, Value ptr, Value mask, const char *access) {
-  if (mask)
+  std::optional<std::vector<Constraint>> cs;
+  if (mask && !(cs = constraints(mask)))
     return std::nullopt;
   // Only loops may enclose it: every trip runs it.
   std::string when;
@@ -472,7 +652,10 @@ std::optional<Reach> Analysis::reach(Operation *op, Value ptr, Value mask, const
   if (auto tile = dyn_cast<RankedTensorType>(ptr.getType()))
     shape = tile.getShape();
   Sym lo = p->offsets.base, hi = p->offsets.base;
-  for (const auto &[atom, coeff] : p->offsets.terms) {
+  Affine rest = p->offsets;
+  if (cs && !underMask(*cs, shape, rest, lo, hi, when, runs))
+    return std::nullopt; // not exact, or it never runs
+  for (const auto &[atom, coeff] : rest.terms) {
     Sym span = mul(coeff, sub(extent(atom, shape), Sym::lit(1)));
     if (coeff.literal() && *coeff.literal() >= 0) {
       hi = add(hi, span);
@@ -486,7 +669,7 @@ std::optional<Reach> Analysis::reach(Operation *op, Value ptr, Value mask, const
   hi = add(hi, Sym::lit(p->width - 1));
   if (lo.overflow || hi.overflow)
     return std::nullopt;
-  return Reach{p->param, access, access, op->getLoc(), op->getLoc(), when, lo, hi, runs};
+  return Reach{p->param, access, access, op->getLoc(), op->getLoc(), when, lo, hi, runs, bool(mask)};
 }
 
 /// The lower of two bounds that differ by their addends only; the higher when
@@ -505,7 +688,7 @@ std::vector<AccessBound> accessBounds(func::FuncOp kernel, const std::vector<std
   Analysis analysis(kernel, scalarNames, grid);
   // Accesses of a tensor whose bounds differ by constants only (`p`, `p + 1`,
   // `p + 2`) make one bound, which names the accesses that reach highest and
-  // lowest.
+  // lowest (masked and unmasked apart: a refusal says which).
   std::vector<Reach> reaches;
   kernel.walk([&](Operation *op) {
     std::optional<Reach> r;
@@ -519,7 +702,7 @@ std::vector<AccessBound> accessBounds(func::FuncOp kernel, const std::vector<std
       return;
     for (Reach &seen : reaches) {
       if (seen.param != r->param || seen.when != r->when || seen.lo.text != r->lo.text ||
-          seen.hi.text != r->hi.text)
+          seen.hi.text != r->hi.text || seen.masked != r->masked)
         continue;
       if (r->hi.addend > seen.hi.addend)
         seen.access = r->access, seen.loc = r->loc;
@@ -535,7 +718,7 @@ std::vector<AccessBound> accessBounds(func::FuncOp kernel, const std::vector<std
   std::vector<AccessBound> bounds;
   for (const Reach &r : reaches) {
     AccessBound b{r.param, r.access, r.loc, r.minAccess, r.minLoc, r.when, r.lo.full(), r.hi.full(),
-                  std::nullopt, std::nullopt};
+                  r.masked, std::nullopt, std::nullopt};
     if (r.runs)
       b.knownMin = r.lo.known, b.knownMax = r.hi.known;
     bounds.push_back(std::move(b));
@@ -599,7 +782,12 @@ bool moduleAccessBounds(ModuleOp module, const fe::Module &mod,
         diag << (before ? b.minAccess : b.access) << " through '" << name << "' reaches element "
              << (before ? *b.knownMin : *b.knownMax) << ", "
              << (before ? "before its first" : "past its " + std::to_string(*numel) + " elements");
-        diag.attachNote(loc) << tile::kHintPrefix
+        if (b.masked)
+          diag.attachNote(loc) << tile::kHintPrefix
+                               << "its mask lets it through there: compare the offsets with the "
+                                  "tensor's own extents";
+        else
+          diag.attachNote(loc) << tile::kHintPrefix
                                << "mask the access (load(p, mask, other), store(p, v, mask)) or "
                                   "keep its offsets within the tensor's shape";
         ok = false;

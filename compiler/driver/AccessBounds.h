@@ -1,21 +1,25 @@
 //===- AccessBounds.h - Which elements a kernel's accesses reach -*- C++ -*-===//
 //
-// For every unmasked load, store and atomic of a kernel whose element offsets
-// are affine in the program ids, the tile indices and loop counters, with
-// scalar parameters and constants as coefficients, the lowest and highest
-// offset it reaches, as expressions the runtime evaluates at each launch
-// (docs/runtime.md, Bounds). The runtime refuses a launch that would read or
-// write past a tensor; megac refuses at compile time where every number is
-// known.
+// For every load, store and atomic of a kernel whose element offsets are
+// affine in the program ids, the tile indices and loop counters, with scalar
+// parameters and constants as coefficients, and whose mask, if it has one,
+// bounds such indices one by one, the lowest and highest offset it reaches,
+// as expressions the runtime evaluates at each launch (docs/runtime.md,
+// Bounds). The runtime refuses a launch that would read or write past a
+// tensor; megac refuses at compile time where every number is known.
 //
 // The bounds are exact, never wider than what runs: the terms are independent
 // (each program id, tile dimension and loop counter is its own term), every
 // value of each is reached (every CTA runs the access, every element, every
 // trip), and an access counts only where it runs unconditionally but for its
-// loops' trips (none under an `if`, no mask). Everything else is left out:
-// offsets read from memory, divided, taken modulo, or carried by a loop; a
-// pointer cast, selected or loaded; masked accesses (the mask is the kernel's
-// own bound).
+// loops' trips and its mask (none under an `if`). A mask must be a
+// conjunction of comparisons of indices with scalars, each index dense (it
+// takes every value between its ends: `program_id(0) * 128 + arange(0, 128)`),
+// no two sharing a term, the offset a multiple of each: the masked-in values
+// of each index are then an interval, reached whole. Everything else is left
+// out: offsets read from memory, divided, taken modulo, or carried by a loop;
+// a pointer cast, selected or loaded; masks of other forms (loaded, causal,
+// over an index that skips values).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -45,6 +49,7 @@ struct AccessBound {
   mlir::Location minLoc;
   std::string when;     ///< "" (always), else when it runs: its loops have trips
   std::string min, max; ///< the lowest and highest element offset reached
+  bool masked = false;  ///< a mask lets the accesses reach these elements
   /// min and max where the grid's constant dimensions decide them alone (no
   /// scalar parameter enters, and the access runs): for compile-time errors.
   std::optional<int64_t> knownMin, knownMax;

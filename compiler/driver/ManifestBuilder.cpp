@@ -93,7 +93,7 @@ void buildManifest(const fe::Module &mod, const CompileResult &result,
       if (auto found = bounds.find(symbol); found != bounds.end())
         for (const AccessBound &b : found->second) {
           rt::AccessBoundInfo info{k.params[b.param].var->name, b.access, where(b.loc), b.when,
-                                   b.min, b.max, "", ""};
+                                   b.min, b.max, "", "", b.masked};
           // The access that reaches lowest, where it is another.
           if (b.minLoc != b.loc) {
             info.minAccess = b.minAccess;

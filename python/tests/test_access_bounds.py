@@ -118,3 +118,103 @@ def test_bounds_are_exact(seed):
             assert refused(kernel, hi, a, b, g), (source, a, b, g, span)
             checked += 1
     assert checked > 60
+
+
+# Masked accesses: an index along the rows (program id and tile) and one along the columns (tile, or a loop's
+# counter plus the tile), each bounded by a random conjunction of comparisons with scalars, scaled by a random
+# coefficient into the offset.
+ROW_MASKS = [("r < m0", lambda v, e: v < e["m0"]), ("r <= m0", lambda v, e: v <= e["m0"]),
+             ("r >= s1", lambda v, e: v >= e["s1"])]
+COL_MASKS = [("c < m1", lambda v, e: v < e["m1"]), ("c >= s1", lambda v, e: v >= e["s1"]),
+             ("c > s1", lambda v, e: v > e["s1"]), ("c <= m0", lambda v, e: v <= e["m0"])]
+SCALAR_MASKS = [("a > 0", lambda e: e["a"] > 0), ("b <= 3", lambda e: e["b"] <= 3)]
+
+
+def random_masked_case(rng, index):
+    """A masked store's kernel source and a function of the scalars giving the offsets it reaches."""
+    rows = rng.choice([1, 4, 8])
+    cols = rng.choice([4, 8])
+    loop = rng.random() < 0.5
+    step = rng.choice([1, 2, 4])
+    start, stop = rng.choice(["0", "1", "a"]), rng.choice(["8", "b + 9"])
+    k_row, k_col = rng.choice(COEFFICIENTS), rng.choice(COEFFICIENTS)
+    masks = rng.sample(ROW_MASKS, rng.randint(0, 2)) + rng.sample(COL_MASKS, rng.randint(0, 2))
+    scalar = rng.sample(SCALAR_MASKS, rng.randint(0, 1))
+    if not masks and not scalar:
+        masks = [rng.choice(ROW_MASKS + COL_MASKS)]
+    constant = rng.randint(-4, 8)
+    mask = " && ".join([m[0] for m in masks] + [m[0] for m in scalar])
+    store = f"let c = (i + arange(0, {cols}))[None, :]; " if loop else ""
+    store += f"store(x + ({k_row[0]} * r + {k_col[0]} * c + {constant}), 1.0, {mask});"
+    body = f"for i in range({start}, {stop}, {step}) {{ {store} }}" if loop else store
+    source = f"""
+@grid(g)
+kernel m{index}(x: *f32[n], a: i32, b: i32, g: i32, m0: i32, m1: i32, s1: i32, n: i32) {{
+    let r = (program_id(0) * {rows} + arange(0, {rows}))[:, None];
+    {"" if loop else f"let c = arange(0, {cols})[None, :];"}
+    {body}
+}}
+"""
+
+    def reached(env):
+        a, b = env["a"], env["b"]
+        if not all(m[1](env) for m in scalar):
+            return None
+        trips = list(range(eval(start, {}, env), eval(stop, {}, env), step)) if loop else [0]
+        offsets = set()
+        for p in range(env["g"]):
+            for t in range(rows):
+                r = p * rows + t
+                for i in trips:
+                    for j in range(cols):
+                        c = i + j
+                        if all(m[1](r, env) for m in masks if m in ROW_MASKS) and \
+                                all(m[1](c, env) for m in masks if m in COL_MASKS):
+                            offsets.add(k_row[1](a, b) * r + k_col[1](a, b) * c + constant)
+        return (min(offsets), max(offsets)) if offsets else None
+
+    return source, reached
+
+
+@pytest.mark.parametrize("seed", [20261204, 5, 6])
+def test_masked_bounds_are_exact(seed):
+    rng = random.Random(seed)
+    cases = [random_masked_case(rng, i) for i in range(48)]
+    compiled = megac.compile("\n".join(source for source, _ in cases), ptxas=False, cache=False,
+                             name=f"masked{seed}")
+    kinds = {k["name"]: k for k in compiled.manifest["kernels"]}
+    module = compiled.load()
+    checked = empty = 0
+    for index, (source, reached) in enumerate(cases):
+        name = f"m{index}"
+        # Every index here takes each value between its ends and the mask bounds each alone: megac must
+        # bound the store.
+        assert kinds[name]["variants"][0].get("bounds"), source
+        kernel = getattr(module, name)
+        for _ in range(8):
+            env = {"a": rng.randint(-3, 6), "b": rng.randint(-3, 6), "g": rng.randint(1, 3),
+                   "m0": rng.randint(-1, 20), "m1": rng.randint(0, 12), "s1": rng.randint(-3, 6)}
+            args = [env[k] for k in ("a", "b", "g", "m0", "m1", "s1")]
+            span = reached(env)
+            if span is None:  # the mask lets nothing through: nothing to refuse
+                assert not refused_masked(kernel, 0, args), (source, env)
+                empty += 1
+                continue
+            lo, hi = span
+            if lo < 0:
+                assert refused_masked(kernel, max(hi + 1, 64), args), (source, env, span)
+                continue
+            assert not refused_masked(kernel, hi + 1, args), (source, env, span)
+            assert refused_masked(kernel, hi, args), (source, env, span)
+            checked += 1
+    assert checked > 100 and empty > 5, (checked, empty)
+
+
+def refused_masked(kernel, n, args):
+    x = megac.RawTensor(0x10000, "f32", (n,))
+    try:
+        kernel.prepare(x, *args, n)
+    except megac._runtime.ArgError as e:
+        assert "would" in str(e), str(e)
+        return True
+    return False

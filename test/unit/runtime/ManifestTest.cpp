@@ -109,7 +109,7 @@ TEST(Manifest, AccessBoundsRoundTrip) {
   EXPECT_EQ(plain.find("bounds"), std::string::npos) << plain;
   m.kernels[0].variants[0].bounds = {
       {"x", "load", "add.mega:4:14", "", "0", "1024 * (grid_x - 1) + 1023", "", ""},
-      {"out", "store", "add.mega:9:5", "n > 0", "n - 1024", "n - 1", "load", "add.mega:8:14"}};
+      {"out", "store", "add.mega:9:5", "n > 0", "n - 1024", "n - 1", "load", "add.mega:8:14", true}};
   std::string text = manifestToJson(m);
   EXPECT_NE(text.find("\"max\": \"1024 * (grid_x - 1) + 1023\""), std::string::npos) << text;
   size_t first = text.find("\"at\": \"add.mega:4:14\"");
@@ -121,9 +121,14 @@ TEST(Manifest, AccessBoundsRoundTrip) {
   EXPECT_EQ(back.kernels[0].variants[0].bounds[1].when, "n > 0");
   EXPECT_EQ(back.kernels[0].variants[0].bounds[1].minAt, "add.mega:8:14");
   EXPECT_EQ(text.find("min_at"), text.rfind("min_at")) << text; // the first bound has none
+  EXPECT_TRUE(back.kernels[0].variants[0].bounds[1].masked);
+  EXPECT_EQ(text.find("\"masked\": true"), text.rfind("\"masked\"")) << text; // written only when true
   EXPECT_FALSE(back == parseManifest(plain, "rt"));
   Manifest changed = m;
   changed.kernels[0].variants[0].bounds[0].max = "1023";
+  EXPECT_FALSE(changed == m);
+  changed = m;
+  changed.kernels[0].variants[0].bounds[1].masked = false;
   EXPECT_FALSE(changed == m);
   std::string wrong = text;
   std::string max = "\"max\": \"n - 1\"";

@@ -431,6 +431,21 @@ TEST(Signature, NamesTheAccessThatLeaves) {
             std::string::npos);
 }
 
+// A masked access that leaves its tensor: its mask does not match the
+// tensor's shape, and the refusal says so instead of asking for a mask.
+TEST(Signature, NamesTheMaskThatLetsAnAccessOut) {
+  KernelInfo k = test::vectorAddKernel();
+  k.variants[0].bounds = {{"out", "store", "s.mega:5:5", "", "0", "n", "", "", true}};
+  KernelSignature sig(k);
+  std::string why = refusal(sig, vectorAddArgs(1024));
+  EXPECT_NE(why.find("the store at s.mega:5:5 would write element 1024, past its 1024 elements"),
+            std::string::npos) << why;
+  EXPECT_NE(why.find("): its mask lets it past the tensor (a mask that does not match the tensor's shape), or "
+                     "arguments it does not support"),
+            std::string::npos) << why;
+  EXPECT_EQ(why.find("a mask missing"), std::string::npos) << why;
+}
+
 TEST(Signature, RefusesABoundOfAnUnknownTensor) {
   KernelInfo k = test::vectorAddKernel();
   k.variants[0].bounds = {{"n", "load", "", "", "0", "0", "", ""}};

@@ -45,7 +45,9 @@ inline constexpr const char *kBoundGridNames[3] = {"grid_x", "grid_y", "grid_z"}
 /// expressions over the integer scalars and kBoundGridNames (the launch
 /// grid), whenever `when` holds ("": always). Accesses that differ by a
 /// constant share one bound: `access` at `at` reaches the highest element,
-/// `minAccess` at `minAt` the lowest ("": the same access).
+/// `minAccess` at `minAt` the lowest ("": the same access). `masked`: the
+/// accesses have a mask, which lets them reach these elements (a refusal
+/// then names the mask).
 struct AccessBoundInfo {
   std::string param;
   std::string access; ///< load, store or atomic (for messages)
@@ -55,6 +57,7 @@ struct AccessBoundInfo {
   std::string max;
   std::string minAccess;
   std::string minAt;
+  bool masked = false;
 };
 
 struct VariantInfo {
