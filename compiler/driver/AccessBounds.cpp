@@ -174,13 +174,20 @@ Sym cdiv(const Sym &a, int64_t b) {
 }
 
 /// What an offset term varies with: an index along a dimension of the
-/// access's tile, a program id, or the trip of a loop.
+/// access's tile, a program id, the quotient or remainder of a program id by
+/// a scalar (`program_id(0) / H`, `program_id(0) % H`: a grid of B * H
+/// programs read as B rows of H), or the trip of a loop.
 struct Atom {
-  enum Kind { Dim, ProgramId, Trip } kind;
+  enum Kind { Dim, ProgramId, Quotient, Remainder, Trip } kind;
   int64_t index = 0;          // the dimension or the grid axis
   Operation *loop = nullptr; // Trip: the scf.for
+  Sym divisor = Sym::lit(0);  // Quotient, Remainder: the program id's divisor
   bool operator==(const Atom &o) const {
-    return kind == o.kind && index == o.index && loop == o.loop;
+    return kind == o.kind && index == o.index && loop == o.loop && divisor.full() == o.divisor.full();
+  }
+  /// Reads the program id along `axis`: itself, its quotient or remainder.
+  bool readsGrid(int64_t axis) const {
+    return index == axis && (kind == ProgramId || kind == Quotient || kind == Remainder);
   }
 };
 
@@ -251,9 +258,9 @@ struct Constraint {
 bool sameTerms(const std::vector<std::pair<Atom, Sym>> &a, const std::vector<std::pair<Atom, Sym>> &b) {
   if (a.size() != b.size())
     return false;
-  for (const auto &[atom, c] : a) {
-    auto it = llvm::find_if(b, [&](const auto &t) { return t.first == atom; });
-    if (it == b.end() || it->second.full() != c.full())
+  for (const auto &term : a) {
+    auto it = llvm::find_if(b, [&](const auto &t) { return t.first == term.first; });
+    if (it == b.end() || it->second.full() != term.second.full())
       return false;
   }
   return true;
@@ -294,6 +301,8 @@ private:
   std::optional<std::vector<Constraint>> constraints(Value mask);
   bool underMask(std::vector<Constraint> cs, ArrayRef<int64_t> shape, Affine &rest, Sym &lo, Sym &hi,
                  std::string &when, bool &runs);
+  bool gridTermsApart(const Affine &offsets, const std::vector<Constraint> &cs, std::string &when, bool &runs);
+  void quotientPairs(Affine &rest, ArrayRef<int64_t> shape, Sym &lo, Sym &hi);
   std::optional<Loop> loop(scf::ForOp op);
   std::optional<Loop> describe(scf::ForOp op);
   Sym extent(const Atom &atom, ArrayRef<int64_t> shape);
@@ -380,11 +389,21 @@ std::optional<Affine> Analysis::compute(Value v) {
     return std::nullopt; // a product of two varying terms
   }
   if (isa<arith::DivSIOp, arith::RemSIOp>(def)) {
-    // Of scalars only: a quotient of varying terms is not affine.
     std::optional<Affine> l = affine(def->getOperand(0)), r = affine(def->getOperand(1));
-    if (!l || !r || !l->scalar() || !r->scalar())
+    if (!l || !r || !r->scalar())
       return std::nullopt;
-    return Affine{divide(l->base, r->base, isa<arith::RemSIOp>(def)), {}};
+    bool remainder = isa<arith::RemSIOp>(def);
+    if (l->scalar())
+      return Affine{divide(l->base, r->base, remainder), {}};
+    // A program id itself by a scalar: a term of its own. Of anything else
+    // varying, a quotient is not affine.
+    if (l->terms.size() != 1 || l->base.literal() != 0 || l->terms[0].first.kind != Atom::ProgramId ||
+        l->terms[0].second.literal() != 1 || r->base.overflow)
+      return std::nullopt;
+    Affine a;
+    a.addTerm(Atom{remainder ? Atom::Remainder : Atom::Quotient, l->terms[0].first.index, nullptr, r->base},
+              Sym::lit(1));
+    return a;
   }
   return std::nullopt;
 }
@@ -520,6 +539,11 @@ Sym Analysis::extent(const Atom &atom, ArrayRef<int64_t> shape) {
     return Sym::lit(shape[size_t(atom.index)]);
   case Atom::ProgramId:
     return Sym::name(rt::kBoundGridNames[atom.index], grid[size_t(atom.index)]);
+  case Atom::Quotient: // 0 to (programs - 1) / divisor, every one
+    return add(divide(sub(extent(Atom{Atom::ProgramId, atom.index}, shape), Sym::lit(1)), atom.divisor, false),
+               Sym::lit(1));
+  case Atom::Remainder: // 0 to min(divisor, programs) - 1, every one
+    return minOf(atom.divisor, extent(Atom{Atom::ProgramId, atom.index}, shape));
   case Atom::Trip:
     return loops[atom.loop]->trips;
   }
@@ -618,6 +642,83 @@ bool Analysis::underMask(std::vector<Constraint> cs, ArrayRef<int64_t> shape, Af
   return true;
 }
 
+/// The terms that read one program id must be independent of the others: one
+/// term an axis (the id, or its quotient, or its remainder), or its quotient
+/// and remainder by one divisor, which quotientPairs bounds together (not
+/// under a mask). The divisors must be positive: `when` says so.
+bool Analysis::gridTermsApart(const Affine &offsets, const std::vector<Constraint> &cs, std::string &when,
+                              bool &runs) {
+  for (int64_t axis = 0; axis < 3; ++axis) {
+    std::vector<Atom> reads;
+    bool masked = false;
+    auto note = [&](const Atom &atom, bool inMask) {
+      if (!atom.readsGrid(axis))
+        return;
+      masked = masked || inMask;
+      if (!llvm::is_contained(reads, atom))
+        reads.push_back(atom);
+    };
+    for (const auto &term : offsets.terms)
+      note(term.first, false);
+    for (const Constraint &c : cs)
+      for (const auto &term : c.terms)
+        note(term.first, true);
+    bool pair = reads.size() == 2 && reads[0].kind != reads[1].kind && reads[0].kind != Atom::ProgramId &&
+                reads[1].kind != Atom::ProgramId && reads[0].divisor.full() == reads[1].divisor.full();
+    if (reads.size() > 2 || (reads.size() == 2 && (!pair || masked)))
+      return false;
+    if (reads.empty() || reads[0].kind == Atom::ProgramId)
+      continue;
+    const Sym &d = reads[0].divisor;
+    if (d.literal()) {
+      if (*d.literal() <= 0)
+        return false;
+      continue;
+    }
+    std::string cond = d.wrapped(1) + " > 0";
+    when = when.empty() ? cond : when + " && " + cond;
+    runs = runs && d.known && *d.known > 0;
+  }
+  return true;
+}
+
+/// A program id's quotient q and remainder r by one divisor d, with
+/// coefficients a and b: over the programs 0 to G - 1 they take every pair of
+/// the rows before the last, [0, Q - 1] x [0, d - 1], and the last row's
+/// [0, R] (Q and R the last program's), so a * q + b * r is highest and lowest
+/// in one of those two boxes, each term at an end of its range.
+void Analysis::quotientPairs(Affine &rest, ArrayRef<int64_t> shape, Sym &lo, Sym &hi) {
+  for (int64_t axis = 0; axis < 3; ++axis) {
+    auto quotient = llvm::find_if(rest.terms, [&](const auto &t) {
+      return t.first.readsGrid(axis) && t.first.kind == Atom::Quotient;
+    });
+    auto remainder = llvm::find_if(rest.terms, [&](const auto &t) {
+      return t.first.readsGrid(axis) && t.first.kind == Atom::Remainder;
+    });
+    if (quotient == rest.terms.end() || remainder == rest.terms.end())
+      continue;
+    const Sym &d = quotient->first.divisor, a = quotient->second, b = remainder->second;
+    Sym last = sub(extent(Atom{Atom::ProgramId, axis}, shape), Sym::lit(1));
+    Sym q = divide(last, d, false), r = divide(last, d, true);
+    // Where there is a row before the last, it is whole; else the last row is
+    // all there is, and its corners stand in.
+    Sym rowsBefore = maxOf(sub(q, Sym::lit(1)), Sym::lit(0)), width = minOf(sub(d, Sym::lit(1)), last);
+    // k * v over v from 0 to `v` (v >= 0), at its highest or lowest.
+    auto highest = [](const Sym &k, const Sym &v) {
+      return k.literal() ? (*k.literal() >= 0 ? mul(k, v) : Sym::lit(0)) : maxOf(Sym::lit(0), mul(k, v));
+    };
+    auto lowest = [](const Sym &k, const Sym &v) {
+      return k.literal() ? (*k.literal() >= 0 ? Sym::lit(0) : mul(k, v)) : minOf(Sym::lit(0), mul(k, v));
+    };
+    hi = add(hi, maxOf(add(highest(a, rowsBefore), highest(b, width)), add(mul(a, q), highest(b, r))));
+    lo = add(lo, a.literal() >= 0 && b.literal() >= 0
+                     ? Sym::lit(0)
+                     : minOf(add(lowest(a, rowsBefore), lowest(b, width)), add(mul(a, q), lowest(b, r))));
+    Atom qa = quotient->first, ra = remainder->first;
+    llvm::erase_if(rest.terms, [&](const auto &t) { return t.first == qa || t.first == ra; });
+  }
+}
+
 std::optional<Reach> Analysis::reach(Operation *op, Value ptr, Value mask, const char *access) {
   std::optional<std::vector<Constraint>> cs;
   if (mask && !(cs = constraints(mask)))
@@ -653,8 +754,11 @@ std::optional<Reach> Analysis::reach(Operation *op, Value ptr, Value mask, const
     shape = tile.getShape();
   Sym lo = p->offsets.base, hi = p->offsets.base;
   Affine rest = p->offsets;
+  if (!gridTermsApart(rest, cs ? *cs : std::vector<Constraint>{}, when, runs))
+    return std::nullopt;
   if (cs && !underMask(*cs, shape, rest, lo, hi, when, runs))
     return std::nullopt; // not exact, or it never runs
+  quotientPairs(rest, shape, lo, hi);
   for (const auto &[atom, coeff] : rest.terms) {
     Sym span = mul(coeff, sub(extent(atom, shape), Sym::lit(1)));
     if (coeff.literal() && *coeff.literal() >= 0) {

@@ -1,7 +1,9 @@
 //===- AccessBounds.h - Which elements a kernel's accesses reach -*- C++ -*-===//
 //
 // For every load, store and atomic of a kernel whose element offsets are
-// affine in the program ids, the tile indices and loop counters, with scalar
+// affine in the program ids (or their quotients and remainders by a scalar:
+// `program_id(0) / H`, `program_id(0) % H`), the tile indices and loop
+// counters, with scalar
 // parameters and constants as coefficients, and whose mask, if it has one,
 // bounds such indices one by one, the lowest and highest offset it reaches,
 // as expressions the runtime evaluates at each launch (docs/runtime.md,
@@ -9,7 +11,9 @@
 // tensor; megac refuses at compile time where every number is known.
 //
 // The bounds are exact, never wider than what runs: the terms are independent
-// (each program id, tile dimension and loop counter is its own term), every
+// (each program id, tile dimension and loop counter is its own term; a
+// program id's quotient and remainder by one divisor are bounded together,
+// over the rows of programs they make, the last one perhaps partial), every
 // value of each is reached (every CTA runs the access, every element, every
 // trip), and an access counts only where it runs unconditionally but for its
 // loops' trips and its mask (none under an `if`). A mask must be a
@@ -17,7 +21,8 @@
 // takes every value between its ends: `program_id(0) * 128 + arange(0, 128)`),
 // no two sharing a term, the offset a multiple of each: the masked-in values
 // of each index are then an interval, reached whole. Everything else is left
-// out: offsets read from memory, divided, taken modulo, or carried by a loop;
+// out: offsets read from memory, divided or taken modulo (but a program id
+// by a scalar), or carried by a loop;
 // a pointer cast, selected or loaded; masks of other forms (loaded, causal,
 // over an index that skips values).
 //

@@ -218,3 +218,67 @@ def refused_masked(kernel, n, args):
         assert "would" in str(e), str(e)
         return True
     return False
+
+
+# A program id read as rows of d programs: its quotient and remainder by d (a constant or a scalar), alone or
+# both, with random coefficients, beside a tile index and the other program id. Grids of any size: the last row
+# of programs may be partial.
+DIVISORS = [("2", lambda a, b: 2), ("3", lambda a, b: 3), ("a", lambda a, b: a), ("(b + 4)", lambda a, b: b + 4)]
+
+
+def random_quotient_case(rng, index):
+    divisor = rng.choice(DIVISORS)
+    parts = rng.choice([("q",), ("r",), ("q", "r"), ("q", "r")])
+    terms = [(rng.choice(COEFFICIENTS), part) for part in parts]
+    terms += [(rng.choice(COEFFICIENTS), extra) for extra in rng.sample(["rows", "p1"], rng.randint(0, 2))]
+    constant = rng.randint(-4, 8)
+    text = {"q": f"(program_id(0) / {divisor[0]})", "r": f"(program_id(0) % {divisor[0]})", "rows": "rows",
+            "p1": "program_id(1)"}
+    offset = " + ".join(f"{c[0]} * {text[part]}" for c, part in terms) + f" + {constant}"
+    source = f"""
+@grid(g, 2)
+kernel q{index}(x: *f32[n], a: i32, b: i32, g: i32, n: i32) {{
+    let rows = arange(0, {ROWS})[:, None];
+    store(x + ({offset}), 1.0);
+}}
+"""
+
+    def reached(a, b, g):
+        d = divisor[1](a, b)
+        offsets = set()
+        for p0 in range(g):
+            for p1 in range(2):
+                for row in range(ROWS):
+                    point = {"q": c_div(p0, d), "r": c_mod(p0, d), "rows": row, "p1": p1}
+                    offsets.add(sum(c[1](a, b) * point[part] for c, part in terms) + constant)
+        return min(offsets), max(offsets)
+
+    return source, reached, divisor
+
+
+@pytest.mark.parametrize("seed", [20261205, 7, 8])
+def test_quotient_bounds_are_exact(seed):
+    rng = random.Random(seed)
+    cases = [random_quotient_case(rng, i) for i in range(48)]
+    compiled = megac.compile("\n".join(source for source, _, _ in cases), ptxas=False, cache=False,
+                             name=f"quotient{seed}")
+    kinds = {k["name"]: k for k in compiled.manifest["kernels"]}
+    module = compiled.load()
+    checked = 0
+    for index, (source, reached, divisor) in enumerate(cases):
+        name = f"q{index}"
+        assert kinds[name]["variants"][0].get("bounds"), source
+        kernel = getattr(module, name)
+        for _ in range(8):
+            a, b, g = rng.randint(-2, 6), rng.randint(-5, 6), rng.randint(1, 14)
+            if divisor[1](a, b) <= 0:  # the kernel divides by zero or a negative: the bound does not apply
+                assert not refused(kernel, 1 << 20, a, b, g), source
+                continue
+            lo, hi = reached(a, b, g)
+            if lo < 0:
+                assert refused(kernel, max(hi + 1, 64), a, b, g), (source, a, b, g, (lo, hi))
+                continue
+            assert not refused(kernel, hi + 1, a, b, g), (source, a, b, g, (lo, hi))
+            assert refused(kernel, hi, a, b, g), (source, a, b, g, (lo, hi))
+            checked += 1
+    assert checked > 80, checked
