@@ -81,43 +81,54 @@ kernel k{index}(x: *f32[n], a: i32, b: i32, g: i32, n: i32) {{
     return source, reached
 
 
-def refused(kernel, n, a, b, g):
+def compile_cases(sources, name, prefix):
+    """The kernels `prefix`0, `prefix`1, ... of `sources`, loaded, after checking that megac bounded each (every
+    access of these tests can be bounded exactly: else the test would say nothing)."""
+    compiled = megac.compile("\n".join(sources), ptxas=False, cache=False, name=name)
+    bounded = {k["name"]: bool(k["variants"][0].get("bounds")) for k in compiled.manifest["kernels"]}
+    for i, source in enumerate(sources):
+        assert bounded[f"{prefix}{i}"], source
+    module = compiled.load()
+    return [getattr(module, f"{prefix}{i}") for i in range(len(sources))]
+
+
+def refused(kernel, n, *scalars):
+    """Whether the runtime refuses the launch with a tensor of n elements, for the bounds."""
     x = megac.RawTensor(0x10000, "f32", (n,))
     try:
-        kernel.prepare(x, a, b, g, n)
+        kernel.prepare(x, *scalars, n)
     except megac._runtime.ArgError as e:
         assert "would" in str(e), str(e)
         return True
     return False
 
 
+def check_exact(kernel, span, scalars, what):
+    """The runtime's verdicts at the edge of `span`, the offsets (lowest, highest) the launch reaches (None: none):
+    it accepts a tensor that holds exactly the highest and refuses one element fewer, refuses any when an offset is
+    negative, and accepts an empty tensor when nothing is reached. Returns which case it was."""
+    if span is None:
+        assert not refused(kernel, 0, *scalars), what
+        return "empty"
+    lo, hi = span
+    if lo < 0:
+        assert refused(kernel, max(hi + 1, 64), *scalars), (what, span)
+        return "negative"
+    assert not refused(kernel, hi + 1, *scalars), (what, span)
+    assert refused(kernel, hi, *scalars), (what, span)
+    return "exact"
+
+
 @pytest.mark.parametrize("seed", [20261203, 1, 2, 3])
 def test_bounds_are_exact(seed):
     rng = random.Random(seed)
     cases = [random_case(rng, i) for i in range(48)]
-    compiled = megac.compile("\n".join(source for source, _ in cases), ptxas=False, cache=False,
-                             name=f"bounds{seed}")
-    kinds = {k["name"]: k for k in compiled.manifest["kernels"]}
-    module = compiled.load()
-    checked = 0
-    for index, (source, reached) in enumerate(cases):
-        name = f"k{index}"
-        # Every access here is affine: megac must bound it (else the test says nothing).
-        assert kinds[name]["variants"][0].get("bounds"), source
-        kernel = getattr(module, name)
+    kernels = compile_cases([source for source, _ in cases], f"bounds{seed}", "k")
+    seen = []
+    for kernel, (source, reached) in zip(kernels, cases):
         for a, b, g in [(rng.randint(-3, 6), rng.randint(-3, 6), rng.randint(1, 3)) for _ in range(4)]:
-            span = reached(a, b, g)
-            if span is None:  # the loop has no trips: nothing is accessed
-                assert not refused(kernel, 0, a, b, g), source
-                continue
-            lo, hi = span
-            if lo < 0:
-                assert refused(kernel, max(hi + 1, 64), a, b, g), (source, a, b, g, span)
-                continue
-            assert not refused(kernel, hi + 1, a, b, g), (source, a, b, g, span)
-            assert refused(kernel, hi, a, b, g), (source, a, b, g, span)
-            checked += 1
-    assert checked > 60
+            seen.append(check_exact(kernel, reached(a, b, g), (a, b, g), (source, a, b, g)))
+    assert seen.count("exact") > 60
 
 
 # Masked accesses: an index along the rows (program id and tile) and one along the columns (tile, or a loop's
@@ -180,44 +191,15 @@ kernel m{index}(x: *f32[n], a: i32, b: i32, g: i32, m0: i32, m1: i32, s1: i32, n
 def test_masked_bounds_are_exact(seed):
     rng = random.Random(seed)
     cases = [random_masked_case(rng, i) for i in range(48)]
-    compiled = megac.compile("\n".join(source for source, _ in cases), ptxas=False, cache=False,
-                             name=f"masked{seed}")
-    kinds = {k["name"]: k for k in compiled.manifest["kernels"]}
-    module = compiled.load()
-    checked = empty = 0
-    for index, (source, reached) in enumerate(cases):
-        name = f"m{index}"
-        # Every index here takes each value between its ends and the mask bounds each alone: megac must
-        # bound the store.
-        assert kinds[name]["variants"][0].get("bounds"), source
-        kernel = getattr(module, name)
+    kernels = compile_cases([source for source, _ in cases], f"masked{seed}", "m")
+    seen = []
+    for kernel, (source, reached) in zip(kernels, cases):
         for _ in range(8):
             env = {"a": rng.randint(-3, 6), "b": rng.randint(-3, 6), "g": rng.randint(1, 3),
                    "m0": rng.randint(-1, 20), "m1": rng.randint(0, 12), "s1": rng.randint(-3, 6)}
-            args = [env[k] for k in ("a", "b", "g", "m0", "m1", "s1")]
-            span = reached(env)
-            if span is None:  # the mask lets nothing through: nothing to refuse
-                assert not refused_masked(kernel, 0, args), (source, env)
-                empty += 1
-                continue
-            lo, hi = span
-            if lo < 0:
-                assert refused_masked(kernel, max(hi + 1, 64), args), (source, env, span)
-                continue
-            assert not refused_masked(kernel, hi + 1, args), (source, env, span)
-            assert refused_masked(kernel, hi, args), (source, env, span)
-            checked += 1
-    assert checked > 100 and empty > 5, (checked, empty)
-
-
-def refused_masked(kernel, n, args):
-    x = megac.RawTensor(0x10000, "f32", (n,))
-    try:
-        kernel.prepare(x, *args, n)
-    except megac._runtime.ArgError as e:
-        assert "would" in str(e), str(e)
-        return True
-    return False
+            scalars = [env[k] for k in ("a", "b", "g", "m0", "m1", "s1")]
+            seen.append(check_exact(kernel, reached(env), scalars, (source, env)))
+    assert seen.count("exact") > 100 and seen.count("empty") > 5, seen
 
 
 # A program id read as rows of d programs: its quotient and remainder by d (a constant or a scalar), alone or
@@ -260,25 +242,13 @@ kernel q{index}(x: *f32[n], a: i32, b: i32, g: i32, n: i32) {{
 def test_quotient_bounds_are_exact(seed):
     rng = random.Random(seed)
     cases = [random_quotient_case(rng, i) for i in range(48)]
-    compiled = megac.compile("\n".join(source for source, _, _ in cases), ptxas=False, cache=False,
-                             name=f"quotient{seed}")
-    kinds = {k["name"]: k for k in compiled.manifest["kernels"]}
-    module = compiled.load()
-    checked = 0
-    for index, (source, reached, divisor) in enumerate(cases):
-        name = f"q{index}"
-        assert kinds[name]["variants"][0].get("bounds"), source
-        kernel = getattr(module, name)
+    kernels = compile_cases([source for source, _, _ in cases], f"quotient{seed}", "q")
+    seen = []
+    for kernel, (source, reached, divisor) in zip(kernels, cases):
         for _ in range(8):
             a, b, g = rng.randint(-2, 6), rng.randint(-5, 6), rng.randint(1, 14)
             if divisor[1](a, b) <= 0:  # the kernel divides by zero or a negative: the bound does not apply
                 assert not refused(kernel, 1 << 20, a, b, g), source
                 continue
-            lo, hi = reached(a, b, g)
-            if lo < 0:
-                assert refused(kernel, max(hi + 1, 64), a, b, g), (source, a, b, g, (lo, hi))
-                continue
-            assert not refused(kernel, hi + 1, a, b, g), (source, a, b, g, (lo, hi))
-            assert refused(kernel, hi, a, b, g), (source, a, b, g, (lo, hi))
-            checked += 1
-    assert checked > 80, checked
+            seen.append(check_exact(kernel, reached(a, b, g), (a, b, g), (source, a, b, g)))
+    assert seen.count("exact") > 80, seen
