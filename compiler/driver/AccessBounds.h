@@ -3,12 +3,12 @@
 // For every load, store and atomic of a kernel whose element offsets are
 // affine in the program ids (or their quotients and remainders by a scalar:
 // `program_id(0) / H`, `program_id(0) % H`), the tile indices and loop
-// counters, with scalar
-// parameters and constants as coefficients, and whose mask, if it has one,
-// bounds such indices one by one, the lowest and highest offset it reaches,
-// as expressions the runtime evaluates at each launch (docs/runtime.md,
-// Bounds). The runtime refuses a launch that would read or write past a
-// tensor; megac refuses at compile time where every number is known.
+// counters, with scalar parameters and constants as coefficients, and whose
+// mask, if it has one, bounds such indices one by one: the lowest and highest
+// offset it reaches, as expressions the runtime evaluates at each launch
+// (docs/runtime.md, Bounds). The runtime refuses a launch that would read or
+// write past a tensor; megac refuses at compile time where every number is
+// known.
 //
 // The bounds are exact, never wider than what runs: the terms are independent
 // (each program id, tile dimension and loop counter is its own term; a
@@ -21,10 +21,9 @@
 // takes every value between its ends: `program_id(0) * 128 + arange(0, 128)`),
 // no two sharing a term, the offset a multiple of each: the masked-in values
 // of each index are then an interval, reached whole. Everything else is left
-// out: offsets read from memory, divided or taken modulo (but a program id
-// by a scalar), or carried by a loop;
-// a pointer cast, selected or loaded; masks of other forms (loaded, causal,
-// over an index that skips values).
+// out: offsets read from memory, divided or taken modulo (but a program id by
+// a scalar), or carried by a loop; a pointer cast, selected or loaded; masks
+// of other forms (loaded, causal, over an index that skips values).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
