@@ -481,8 +481,9 @@ std::optional<std::vector<Constraint>> Analysis::constraints(Value mask) {
     return constraints(def->getOperand(0));
   if (auto expand = dyn_cast<tile::ExpandDimsOp>(def)) {
     std::optional<std::vector<Constraint>> cs = constraints(expand.getSrc());
-    for (Constraint &c : cs ? *cs : std::vector<Constraint>{})
-      c.terms = expanded(Affine{Sym::lit(0), c.terms}, expand.getAxis()).terms;
+    if (cs)
+      for (Constraint &c : *cs)
+        c.terms = expanded(Affine{Sym::lit(0), c.terms}, expand.getAxis()).terms;
     return cs;
   }
   if (auto c = dyn_cast<arith::ConstantOp>(def)) {

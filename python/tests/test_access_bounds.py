@@ -134,10 +134,13 @@ def test_bounds_are_exact(seed):
 # Masked accesses: an index along the rows (program id and tile) and one along the columns (tile, or a loop's
 # counter plus the tile), each bounded by a random conjunction of comparisons with scalars, scaled by a random
 # coefficient into the offset.
+# A comparison of the 2-D index, or of the 1-D one expanded after it (r1, c1: `(c1 < m1)[None, :]`).
 ROW_MASKS = [("r < m0", lambda v, e: v < e["m0"]), ("r <= m0", lambda v, e: v <= e["m0"]),
-             ("r >= s1", lambda v, e: v >= e["s1"])]
+             ("r >= s1", lambda v, e: v >= e["s1"]), ("(r1 < m0)[:, None]", lambda v, e: v < e["m0"]),
+             ("(r1 >= s1)[:, None]", lambda v, e: v >= e["s1"])]
 COL_MASKS = [("c < m1", lambda v, e: v < e["m1"]), ("c >= s1", lambda v, e: v >= e["s1"]),
-             ("c > s1", lambda v, e: v > e["s1"]), ("c <= m0", lambda v, e: v <= e["m0"])]
+             ("c > s1", lambda v, e: v > e["s1"]), ("c <= m0", lambda v, e: v <= e["m0"]),
+             ("(c1 < m1)[None, :]", lambda v, e: v < e["m1"]), ("(c1 > s1)[None, :]", lambda v, e: v > e["s1"])]
 SCALAR_MASKS = [("a > 0", lambda e: e["a"] > 0), ("b <= 3", lambda e: e["b"] <= 3)]
 
 
@@ -155,14 +158,15 @@ def random_masked_case(rng, index):
         masks = [rng.choice(ROW_MASKS + COL_MASKS)]
     constant = rng.randint(-4, 8)
     mask = " && ".join([m[0] for m in masks] + [m[0] for m in scalar])
-    store = f"let c = (i + arange(0, {cols}))[None, :]; " if loop else ""
+    store = f"let c1 = i + arange(0, {cols}); let c = c1[None, :]; " if loop else ""
     store += f"store(x + ({k_row[0]} * r + {k_col[0]} * c + {constant}), 1.0, {mask});"
     body = f"for i in range({start}, {stop}, {step}) {{ {store} }}" if loop else store
     source = f"""
 @grid(g)
 kernel m{index}(x: *f32[n], a: i32, b: i32, g: i32, m0: i32, m1: i32, s1: i32, n: i32) {{
-    let r = (program_id(0) * {rows} + arange(0, {rows}))[:, None];
-    {"" if loop else f"let c = arange(0, {cols})[None, :];"}
+    let r1 = program_id(0) * {rows} + arange(0, {rows});
+    let r = r1[:, None];
+    {"" if loop else f"let c1 = arange(0, {cols}); let c = c1[None, :];"}
     {body}
 }}
 """
@@ -199,7 +203,7 @@ def test_masked_bounds_are_exact(seed):
                    "m0": rng.randint(-1, 20), "m1": rng.randint(0, 12), "s1": rng.randint(-3, 6)}
             scalars = [env[k] for k in ("a", "b", "g", "m0", "m1", "s1")]
             seen.append(check_exact(kernel, reached(env), scalars, (source, env)))
-    assert seen.count("exact") > 100 and seen.count("empty") > 5, seen
+    assert seen.count("exact") > 80 and seen.count("empty") > 5, seen
 
 
 # A program id read as rows of d programs: its quotient and remainder by d (a constant or a scalar), alone or
