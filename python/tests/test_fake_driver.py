@@ -109,6 +109,24 @@ def test_a_launch_past_a_tensor_is_refused(fake, buffer):
     assert last(fake) == before and floats(buffer, 1024) == [5.0] * 1024
 
 
+def test_a_mask_past_its_tensor_is_refused(fake, buffer):
+    """fill whose mask compares with n while its tensor has m elements: a launch with n <= m runs, one with
+    n > m is refused before the driver, and the refusal names the mask rather than asking for one."""
+    mismatched = FILL.replace("kernel fill(out: *f32[n], value: f32, n: i32)",
+                              "kernel fill(out: *f32[m], value: f32, n: i32, m: i32)")
+    assert mismatched != FILL
+    mod = megac.compile(mismatched, ptxas=False, cache=False, name="fill").load()
+    mod.fill(megac.RawTensor(buffer, "f32", (1000,)), 7.0, n=1000, stream=0)
+    assert floats(buffer, 1000) == [7.0] * 1000
+    before = last(fake)
+    with pytest.raises(megac._runtime.ArgError,
+                       match=r"parameter 'out': the store at fill:6:5 would write element 1023, past its 1000 "
+                             r"elements .*: its mask lets it past the tensor \(a mask that does not match the "
+                             r"tensor's shape\)"):
+        mod.fill(megac.RawTensor(buffer, "f32", (1000,)), 8.0, n=1024, stream=0)
+    assert last(fake) == before and floats(buffer, 1000) == [7.0] * 1000
+
+
 def test_early_launch_from_python(fake, buffer):
     compiled = megac.compile("@early_launch\n" + FILL, ptxas=False, cache=False, name="fill_early")
     compiled.load().fill(megac.RawTensor(buffer, "f32", (1000,)), 3.0, stream=0x77)
