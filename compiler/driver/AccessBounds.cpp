@@ -88,6 +88,14 @@ std::optional<Affine> Analysis::compute(Value v) {
       return scaled(*r, l->base);
     return std::nullopt; // a product of two varying terms
   }
+  if (auto select = dyn_cast<arith::SelectOp>(def)) {
+    // On a constant (a variant's `where(FLAG == 1, a, b)`): the value it picks.
+    auto cond = select.getCondition().getDefiningOp<arith::ConstantOp>();
+    auto flag = cond ? dyn_cast<IntegerAttr>(cond.getValue()) : IntegerAttr();
+    if (!flag)
+      return std::nullopt;
+    return affine(flag.getValue().isZero() ? select.getFalseValue() : select.getTrueValue());
+  }
   if (isa<arith::DivSIOp, arith::RemSIOp>(def)) {
     std::optional<Affine> l = affine(def->getOperand(0)), r = affine(def->getOperand(1));
     if (!l || !r || !r->scalar())
@@ -95,14 +103,19 @@ std::optional<Affine> Analysis::compute(Value v) {
     bool remainder = isa<arith::RemSIOp>(def);
     if (l->scalar())
       return Affine{divide(l->base, r->base, remainder), {}};
-    // A program id itself by a scalar: a term of its own. Of anything else
-    // varying, a quotient is not affine.
-    if (l->terms.size() != 1 || l->base.literal() != 0 || l->terms[0].first.kind != Atom::ProgramId ||
-        l->terms[0].second.literal() != 1 || r->base.overflow)
+    // A program id itself by a scalar, or the quotient of its remainder: a
+    // term of its own. Of anything else varying, a quotient is not affine.
+    if (l->terms.size() != 1 || l->base.literal() != 0 || l->terms[0].second.literal() != 1 ||
+        r->base.overflow)
       return std::nullopt;
+    const Atom &of = l->terms[0].first;
     Affine a;
-    a.addTerm(Atom{remainder ? Atom::Remainder : Atom::Quotient, l->terms[0].first.index, nullptr, r->base},
-              Sym::lit(1));
+    if (of.kind == Atom::ProgramId)
+      a.addTerm(Atom{remainder ? Atom::Remainder : Atom::Quotient, of.index, nullptr, r->base}, Sym::lit(1));
+    else if (of.kind == Atom::Remainder && !remainder)
+      a.addTerm(Atom{Atom::RemainderQuotient, of.index, nullptr, of.divisor, r->base}, Sym::lit(1));
+    else
+      return std::nullopt;
     return a;
   }
   return std::nullopt;
@@ -185,6 +198,10 @@ Sym Analysis::extent(const Atom &atom, ArrayRef<int64_t> shape) {
                Sym::lit(1));
   case Atom::Remainder: // 0 to min(divisor, programs) - 1, every one
     return minOf(atom.divisor, extent(Atom{Atom::ProgramId, atom.index}, shape));
+  case Atom::RemainderQuotient: // 0 to (min(divisor, programs) - 1) / subDivisor, every one
+    return add(divide(sub(extent(Atom{Atom::Remainder, atom.index, nullptr, atom.divisor}, shape), Sym::lit(1)),
+                      atom.subDivisor, false),
+               Sym::lit(1));
   case Atom::Trip:
     return loops[atom.loop]->trips;
   }

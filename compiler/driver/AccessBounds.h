@@ -2,10 +2,11 @@
 //
 // For every load, store and atomic of a kernel whose element offsets are
 // affine in the program ids (or their quotients and remainders by a scalar:
-// `program_id(0) / H`, `program_id(0) % H`), the tile indices and loop
-// counters, with scalar parameters and constants as coefficients, and whose
-// mask, if it has one, bounds such indices one by one: the lowest and highest
-// offset it reaches, as expressions the runtime evaluates at each launch
+// `program_id(0) / H`, `program_id(0) % H`, and a remainder's quotient:
+// `program_id(0) % HV / (HV / HK)`), the tile indices and loop counters (a
+// `where` on a constant is the value it picks), with scalar parameters and
+// constants as coefficients, and whose mask, if it has one, bounds such
+// indices one by one: the lowest and highest offset it reaches, as expressions the runtime evaluates at each launch
 // (docs/runtime.md, Bounds). The runtime refuses a launch that would read or
 // write past a tensor; megac refuses at compile time where every number is
 // known.

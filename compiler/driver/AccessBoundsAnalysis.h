@@ -28,19 +28,26 @@ using namespace mlir;
 /// What an offset term varies with: an index along a dimension of the
 /// access's tile, a program id, the quotient or remainder of a program id by
 /// a scalar (`program_id(0) / H`, `program_id(0) % H`: a grid of B * H
-/// programs read as B rows of H), or the trip of a loop.
+/// programs read as B rows of H), that remainder's quotient by another scalar
+/// (`program_id(0) % HV / (HV / HK)`: a key head shared by value heads), or
+/// the trip of a loop.
 struct Atom {
-  enum Kind { Dim, ProgramId, Quotient, Remainder, Trip } kind;
-  int64_t index = 0;          // the dimension or the grid axis
-  Operation *loop = nullptr; // Trip: the scf.for
-  Sym divisor = Sym::lit(0);  // Quotient, Remainder: the program id's divisor
+  enum Kind { Dim, ProgramId, Quotient, Remainder, RemainderQuotient, Trip } kind;
+  int64_t index = 0;            // the dimension or the grid axis
+  Operation *loop = nullptr;    // Trip: the scf.for
+  Sym divisor = Sym::lit(0);    // Quotient, Remainder, RemainderQuotient: the program id's divisor
+  Sym subDivisor = Sym::lit(1); // RemainderQuotient: the remainder's divisor
   bool operator==(const Atom &o) const {
-    return kind == o.kind && index == o.index && loop == o.loop && divisor.full() == o.divisor.full();
+    return kind == o.kind && index == o.index && loop == o.loop && divisor.full() == o.divisor.full() &&
+           subDivisor.full() == o.subDivisor.full();
   }
   /// Reads the program id along `axis`: itself, its quotient or remainder.
   bool readsGrid(int64_t axis) const {
-    return index == axis && (kind == ProgramId || kind == Quotient || kind == Remainder);
+    return index == axis &&
+           (kind == ProgramId || kind == Quotient || kind == Remainder || kind == RemainderQuotient);
   }
+  /// A remainder of a program id, or a quotient of one.
+  bool remainderLike() const { return kind == Remainder || kind == RemainderQuotient; }
 };
 
 /// base + sum of coefficient * atom, each atom from 0 to its extent - 1.

@@ -186,21 +186,26 @@ bool Analysis::gridTermsApart(const Affine &offsets, const std::vector<Constrain
     for (const Constraint &c : cs)
       for (const auto &term : c.terms)
         note(term.first, true);
-    bool pair = reads.size() == 2 && reads[0].kind != reads[1].kind && reads[0].kind != Atom::ProgramId &&
-                reads[1].kind != Atom::ProgramId && reads[0].divisor.full() == reads[1].divisor.full();
+    bool pair = reads.size() == 2 && reads[0].divisor.full() == reads[1].divisor.full() &&
+                ((reads[0].kind == Atom::Quotient && reads[1].remainderLike()) ||
+                 (reads[1].kind == Atom::Quotient && reads[0].remainderLike()));
     if (reads.size() > 2 || (reads.size() == 2 && (!pair || masked)))
       return false;
-    if (reads.empty() || reads[0].kind == Atom::ProgramId)
-      continue;
-    const Sym &d = reads[0].divisor;
-    if (d.literal()) {
-      if (*d.literal() <= 0)
-        return false;
-      continue;
+    for (const Atom &atom : reads) {
+      if (atom.kind == Atom::ProgramId)
+        continue;
+      for (const Sym &d : {atom.divisor, atom.subDivisor}) {
+        if (d.literal()) {
+          if (*d.literal() <= 0)
+            return false;
+          continue;
+        }
+        std::string cond = d.wrapped(1) + " > 0";
+        if ((" && " + when + " && ").find(" && " + cond + " && ") == std::string::npos)
+          when = when.empty() ? cond : when + " && " + cond; // once for a quotient and remainder
+        runs = runs && d.known && *d.known > 0;
+      }
     }
-    std::string cond = d.wrapped(1) + " > 0";
-    when = when.empty() ? cond : when + " && " + cond;
-    runs = runs && d.known && *d.known > 0;
   }
   return true;
 }
@@ -216,7 +221,7 @@ void Analysis::quotientPairs(Affine &rest, ArrayRef<int64_t> shape, Sym &lo, Sym
       return t.first.readsGrid(axis) && t.first.kind == Atom::Quotient;
     });
     auto remainder = llvm::find_if(rest.terms, [&](const auto &t) {
-      return t.first.readsGrid(axis) && t.first.kind == Atom::Remainder;
+      return t.first.readsGrid(axis) && t.first.remainderLike();
     });
     if (quotient == rest.terms.end() || remainder == rest.terms.end())
       continue;
@@ -226,6 +231,11 @@ void Analysis::quotientPairs(Affine &rest, ArrayRef<int64_t> shape, Sym &lo, Sym
     // Where there is a row before the last, it is whole; else the last row is
     // all there is, and its corners stand in.
     Sym rowsBefore = maxOf(sub(q, Sym::lit(1)), Sym::lit(0)), width = minOf(sub(d, Sym::lit(1)), last);
+    // A quotient of the remainder (r / e, e > 0) rises with it: the same ends.
+    if (remainder->first.kind == Atom::RemainderQuotient) {
+      width = divide(width, remainder->first.subDivisor, false);
+      r = divide(r, remainder->first.subDivisor, false);
+    }
     // k * v over v from 0 to `v` (v >= 0), at its highest or lowest.
     auto highest = [](const Sym &k, const Sym &v) {
       return k.literal() ? (*k.literal() >= 0 ? mul(k, v) : Sym::lit(0)) : maxOf(Sym::lit(0), mul(k, v));

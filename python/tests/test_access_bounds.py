@@ -212,14 +212,18 @@ def test_masked_bounds_are_exact(seed):
 DIVISORS = [("2", lambda a, b: 2), ("3", lambda a, b: 3), ("a", lambda a, b: a), ("(b + 4)", lambda a, b: b + 4)]
 
 
+SUBDIVISORS = [("2", lambda a, b: 2), ("(a + 1)", lambda a, b: a + 1)]
+
+
 def random_quotient_case(rng, index):
-    divisor = rng.choice(DIVISORS)
-    parts = rng.choice([("q",), ("r",), ("q", "r"), ("q", "r")])
+    divisor, subdivisor = rng.choice(DIVISORS), rng.choice(SUBDIVISORS)
+    # q: the quotient, r: the remainder, rq: the remainder's quotient by the subdivisor
+    parts = rng.choice([("q",), ("r",), ("q", "r"), ("q", "r"), ("rq",), ("q", "rq")])
     terms = [(rng.choice(COEFFICIENTS), part) for part in parts]
     terms += [(rng.choice(COEFFICIENTS), extra) for extra in rng.sample(["rows", "p1"], rng.randint(0, 2))]
     constant = rng.randint(-4, 8)
     text = {"q": f"(program_id(0) / {divisor[0]})", "r": f"(program_id(0) % {divisor[0]})", "rows": "rows",
-            "p1": "program_id(1)"}
+            "p1": "program_id(1)", "rq": f"(program_id(0) % {divisor[0]} / {subdivisor[0]})"}
     offset = " + ".join(f"{c[0]} * {text[part]}" for c, part in terms) + f" + {constant}"
     source = f"""
 @grid(g, 2)
@@ -230,16 +234,17 @@ kernel q{index}(x: *f32[n], a: i32, b: i32, g: i32, n: i32) {{
 """
 
     def reached(a, b, g):
-        d = divisor[1](a, b)
+        d, e = divisor[1](a, b), subdivisor[1](a, b)
         offsets = set()
         for p0 in range(g):
             for p1 in range(2):
                 for row in range(ROWS):
-                    point = {"q": c_div(p0, d), "r": c_mod(p0, d), "rows": row, "p1": p1}
+                    point = {"q": c_div(p0, d), "r": c_mod(p0, d), "rows": row, "p1": p1,
+                             "rq": c_div(c_mod(p0, d), e) if "rq" in parts else 0}
                     offsets.add(sum(c[1](a, b) * point[part] for c, part in terms) + constant)
         return min(offsets), max(offsets)
 
-    return source, reached, divisor
+    return source, reached, lambda a, b: min(divisor[1](a, b), subdivisor[1](a, b) if "rq" in parts else 1)
 
 
 @pytest.mark.parametrize("seed", [20261205, 7, 8])
@@ -251,7 +256,7 @@ def test_quotient_bounds_are_exact(seed):
     for kernel, (source, reached, divisor) in zip(kernels, cases):
         for _ in range(8):
             a, b, g = rng.randint(-2, 6), rng.randint(-5, 6), rng.randint(1, 14)
-            if divisor[1](a, b) <= 0:  # the kernel divides by zero or a negative: the bound does not apply
+            if divisor(a, b) <= 0:  # the kernel divides by zero or a negative: the bound does not apply
                 assert not refused(kernel, 1 << 20, a, b, g), source
                 continue
             seen.append(check_exact(kernel, reached(a, b, g), (a, b, g), (source, a, b, g)))
