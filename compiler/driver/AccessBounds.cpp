@@ -244,7 +244,8 @@ std::optional<Reach> Analysis::reach(Operation *op, Value ptr, Value mask, const
     shape = tile.getShape();
   Sym lo = p->offsets.base, hi = p->offsets.base;
   Affine rest = p->offsets;
-  if (!gridTermsApart(rest, cs ? *cs : std::vector<Constraint>{}, when, runs))
+  static const std::vector<Constraint> unmasked;
+  if (!gridTermsApart(rest, cs ? *cs : unmasked, when, runs)) // no copy of the constraints
     return std::nullopt;
   if (cs && !underMask(*cs, shape, rest, lo, hi, when, runs))
     return std::nullopt; // not exact, or it never runs

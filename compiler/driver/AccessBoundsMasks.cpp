@@ -73,6 +73,24 @@ std::optional<std::vector<Constraint>> Analysis::constraints(Value mask) {
   return std::vector<Constraint>{c};
 }
 
+namespace {
+
+/// Condition `cond`, which says a <= b (`lessEqual`) or a >= b: false where
+/// the numbers decide against it; else true, and `cond` joins `when` (once: a
+/// quotient and remainder share their divisor's) unless the numbers decide for
+/// it. `runs` stays true only where the grid's constant dimensions decide it.
+bool require(std::string &when, bool &runs, const std::string &cond, const Sym &a, const Sym &b,
+             bool lessEqual) {
+  if (a.literal() && b.literal())
+    return lessEqual ? *a.literal() <= *b.literal() : *a.literal() >= *b.literal();
+  if ((" && " + when + " && ").find(" && " + cond + " && ") == std::string::npos)
+    when = when.empty() ? cond : when + " && " + cond;
+  runs = runs && a.known && b.known && (lessEqual ? *a.known <= *b.known : *a.known >= *b.known);
+  return true;
+}
+
+} // namespace
+
 /// Folds a mask's constraints into [lo, hi] and `when`, taking from `rest` the
 /// terms they bound. Exact only where each constrained index is dense (takes
 /// every integer between its lowest and highest value: `program_id(0) * 128 +
@@ -83,14 +101,6 @@ std::optional<std::vector<Constraint>> Analysis::constraints(Value mask) {
 /// access is left out.
 bool Analysis::underMask(std::vector<Constraint> cs, ArrayRef<int64_t> shape, Affine &rest, Sym &lo,
                          Sym &hi, std::string &when, bool &runs) {
-  auto require = [&](const std::string &cond, const Sym &a, const Sym &b, bool lessEqual) {
-    // a <= b (lessEqual) or a >= b: into `when` unless the numbers decide it.
-    if (a.literal() && b.literal())
-      return lessEqual ? *a.literal() <= *b.literal() : *a.literal() >= *b.literal();
-    when = when.empty() ? cond : when + " && " + cond;
-    runs = runs && a.known && b.known && (lessEqual ? *a.known <= *b.known : *a.known >= *b.known);
-    return true;
-  };
   // One interval per index: `i >= 0 && i < n` bound one index twice.
   std::vector<Constraint> groups;
   for (Constraint &c : cs) {
@@ -109,8 +119,8 @@ bool Analysis::underMask(std::vector<Constraint> cs, ArrayRef<int64_t> shape, Af
   for (Constraint &g : groups) {
     // A condition on no index: the access runs when it holds.
     if (g.terms.empty()) {
-      if ((g.lo && !require(g.lo->wrapped(1) + " <= 0", *g.lo, Sym::lit(0), true)) ||
-          (g.hi && !require(g.hi->wrapped(1) + " >= 0", *g.hi, Sym::lit(0), false)))
+      if ((g.lo && !require(when, runs, g.lo->wrapped(1) + " <= 0", *g.lo, Sym::lit(0), true)) ||
+          (g.hi && !require(when, runs, g.hi->wrapped(1) + " >= 0", *g.hi, Sym::lit(0), false)))
         return false;
       continue;
     }
@@ -149,9 +159,9 @@ bool Analysis::underMask(std::vector<Constraint> cs, ArrayRef<int64_t> shape, Af
     llvm::erase_if(rest.terms, [&](const auto &t) { return llvm::is_contained(seen, t.first); });
     // The masked-in values of the index: [first, final], if any.
     Sym first = g.lo ? maxOf(low, *g.lo) : low, final = g.hi ? minOf(high, *g.hi) : high;
-    if ((g.hi && !require(g.hi->wrapped(1) + " >= " + low.wrapped(1), *g.hi, low, false)) ||
-        (g.lo && !require(g.lo->wrapped(1) + " <= " + high.wrapped(1), *g.lo, high, true)) ||
-        (g.lo && g.hi && !require(g.lo->wrapped(1) + " <= " + g.hi->wrapped(1), *g.lo, *g.hi, true)))
+    if ((g.hi && !require(when, runs, g.hi->wrapped(1) + " >= " + low.wrapped(1), *g.hi, low, false)) ||
+        (g.lo && !require(when, runs, g.lo->wrapped(1) + " <= " + high.wrapped(1), *g.lo, high, true)) ||
+        (g.lo && g.hi && !require(when, runs, g.lo->wrapped(1) + " <= " + g.hi->wrapped(1), *g.lo, *g.hi, true)))
       return false;
     if (k.literal()) {
       bool up = *k.literal() >= 0;
@@ -195,15 +205,8 @@ bool Analysis::gridTermsApart(const Affine &offsets, const std::vector<Constrain
       if (atom.kind == Atom::ProgramId)
         continue;
       for (const Sym &d : {atom.divisor, atom.subDivisor}) {
-        if (d.literal()) {
-          if (*d.literal() <= 0)
-            return false;
-          continue;
-        }
-        std::string cond = d.wrapped(1) + " > 0";
-        if ((" && " + when + " && ").find(" && " + cond + " && ") == std::string::npos)
-          when = when.empty() ? cond : when + " && " + cond; // once for a quotient and remainder
-        runs = runs && d.known && *d.known > 0;
+        if (!require(when, runs, d.wrapped(1) + " > 0", d, Sym::lit(1), false))
+          return false;
       }
     }
   }
