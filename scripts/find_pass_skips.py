@@ -2,16 +2,19 @@
 """The LLVM pass runs megac skips (compiler/codegen/PassSkips.h): find them, or check them.
 
   find_pass_skips.py --check   compiles every kernel of kernels-dsl/ and test/gpu/ for every target with the
-                               built-in list and with the full pipelines (MEGAC_PASS_SKIPS=none); exit 1 if any
-                               PTX differs (then run the search again)
+                               built-in lists and with the full pipelines (MEGAC_PASS_SKIPS=none,
+                               MEGAC_LARGE_PASS_SKIPS=none); exit 1 if any PTX differs (then run the search again)
   find_pass_skips.py           the search: starting from no skips, each pass run that megac asks about (in the
                                order it asks) is skipped if every PTX stays byte-identical with the runs skipped
                                so far plus it, on the first target; the result is then checked on every target
                                and written to compiler/codegen/PassSkipList.inc (rebuild megac after)
+  find_pass_skips.py --large   the same search for the list of runs skipped on large functions only
+                               (PassSkipListLarge.inc): the runs megac asks about on large functions, beyond the
+                               first list's, over the sources that have a large function; run it after the first
   find_pass_skips.py --prune   after a new kernel made --check fail: the same search over the built-in list's runs
                                only, comparing only the sources whose PTX the list changes (minutes, where the
                                whole search takes hours on two cores); then the same check of every source on
-                               every target before the list is written
+                               every target before the list is written (with --large: the large functions' list)
 """
 import argparse
 import concurrent.futures
@@ -26,6 +29,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TARGETS = ("sm_90a", "sm_100a", "sm_103a")
 LIST = os.path.join(ROOT, "compiler/codegen/PassSkipList.inc")
+LARGE_LIST = os.path.join(ROOT, "compiler/codegen/PassSkipListLarge.inc")
 
 
 def sources():
@@ -33,12 +37,15 @@ def sources():
         glob.glob(os.path.join(ROOT, "test/gpu/*.mega")))
 
 
-def ptx(megac, src, target, skips, extra_env=None):
-    """The PTX of `src`; skips: comma-separated keys, "none", or None for the built-in list; extra_env: more
-    environment for megac (scripts/check_own_libdevice.py)."""
-    env = {k: v for k, v in os.environ.items() if k != "MEGAC_PASS_SKIPS"}
+def ptx(megac, src, target, skips, extra_env=None, large=None):
+    """The PTX of `src`; skips, large: the lists of MEGAC_PASS_SKIPS and MEGAC_LARGE_PASS_SKIPS (comma-separated
+    keys, "none", or None for the built-in list); extra_env: more environment for megac
+    (scripts/check_own_libdevice.py)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("MEGAC_PASS_SKIPS", "MEGAC_LARGE_PASS_SKIPS")}
     if skips is not None:
         env["MEGAC_PASS_SKIPS"] = skips
+    if large is not None:
+        env["MEGAC_LARGE_PASS_SKIPS"] = large
     env.update(extra_env or {})
     r = subprocess.run([megac, src, "--target", target, "--emit", "ptx"], capture_output=True, text=True, env=env)
     if r.returncode != 0:
@@ -46,8 +53,9 @@ def ptx(megac, src, target, skips, extra_env=None):
     return r.stdout
 
 
-def all_ptx(megac, targets, skips, pool, files=None, extra_env=None):
-    jobs = {(s, t): pool.submit(ptx, megac, s, t, skips, extra_env) for s in (files or sources()) for t in targets}
+def all_ptx(megac, targets, skips, pool, files=None, extra_env=None, large=None):
+    jobs = {(s, t): pool.submit(ptx, megac, s, t, skips, extra_env, large)
+            for s in (files or sources()) for t in targets}
     return {k: job.result() for k, job in jobs.items()}
 
 
@@ -55,22 +63,28 @@ def differing(a, b):
     return [f"{os.path.relpath(s, ROOT)} ({t})" for (s, t) in a if a[(s, t)] != b[(s, t)]]
 
 
-def pass_runs(megac, target):
-    """Every pass run megac asks about, in order of first appearance."""
+def pass_runs(megac, target, large=False):
+    """Every pass run megac asks about, in order of first appearance, as {key: sources}; large: only the runs on
+    large functions."""
+    seen = {}
     with tempfile.TemporaryDirectory() as tmp:
-        log = os.path.join(tmp, "runs")
         for src in sources():
+            log = os.path.join(tmp, os.path.basename(src))
             subprocess.run([megac, src, "--target", target, "--emit", "ptx"], capture_output=True, check=True,
-                           env=dict(os.environ, MEGAC_PASS_SKIPS="none", MEGAC_PASS_LOG=log, MEGAC_THREADS="1"))
-        seen = {}
-        with open(log) as f:
-            for line in f:
-                seen.setdefault(line.strip(), None)
-    return list(seen)
+                           env=dict(os.environ, MEGAC_PASS_SKIPS="none", MEGAC_LARGE_PASS_SKIPS="none",
+                                    MEGAC_PASS_LOG=log, MEGAC_THREADS="1"))
+            if not os.path.exists(log):
+                continue
+            with open(log) as f:
+                for line in f:
+                    key, _, where = line.rstrip("\n").partition("\t")
+                    if not large or where == "large":
+                        seen.setdefault(key, set()).add(src)
+    return seen
 
 
 def check(megac, pool):
-    full = all_ptx(megac, TARGETS, "none", pool)
+    full = all_ptx(megac, TARGETS, "none", pool, large="none")
     lean = all_ptx(megac, TARGETS, None, pool)
     bad = differing(full, lean)
     for name in bad:
@@ -80,45 +94,61 @@ def check(megac, pool):
     return 1 if bad else 0
 
 
-def builtin_runs():
-    with open(LIST) as f:
+def builtin_runs(path=LIST):
+    with open(path) as f:
         return {json.loads(line.rstrip().rstrip(",")) for line in f if line.startswith('"')}
 
 
-def search(megac, pool, prune=False):
-    files = sources()
+def search(megac, pool, prune=False, large=False):
+    """Finds the list (large: the large functions') and writes it; the other list stays the built-in one."""
+    path = LARGE_LIST if large else LIST
+    def lean(keys):  # the environment's two lists, with `keys` as the one searched
+        return (None, ",".join(keys) or "none") if large else (",".join(keys) or "none", "none")
+    runs = pass_runs(megac, TARGETS[0], large)
+    files = sorted({s for srcs in runs.values() for s in srcs}) if large else sources()
     if prune:
         # the sources whose PTX the built-in list changes, on any target
-        full = all_ptx(megac, TARGETS, "none", pool)
-        files = sorted({s for (s, t), text in all_ptx(megac, TARGETS, None, pool).items() if text != full[(s, t)]})
+        full = all_ptx(megac, TARGETS, *lean([]), pool, files)
+        files = sorted({s for (s, t), text in all_ptx(megac, TARGETS, None, pool, files).items()
+                        if text != full[(s, t)]})
         if not files:
             print("the built-in list changes no source's PTX: nothing to prune")
             return 0
         print("sources the built-in list changes: " + ", ".join(os.path.relpath(s, ROOT) for s in files))
-    base = all_ptx(megac, TARGETS[:1], "none", pool, files)
-    runs = [r for r in pass_runs(megac, TARGETS[0]) if r.split(":")[1] != "nvptx-isel"]
+    skips_env, large_env = lean([])
+    base = all_ptx(megac, TARGETS[:1], skips_env, pool, files, large=large_env)
+    todo = [r for r in runs if r.split(":")[1] != "nvptx-isel"]
+    if large:
+        todo = [r for r in todo if r not in builtin_runs()]
     if prune:
-        keep = builtin_runs()
-        runs = [r for r in runs if r in keep]
-    print(f"{len(runs)} pass runs to try", flush=True)
+        keep = builtin_runs(path)
+        todo = [r for r in todo if r in keep]
+    print(f"{len(todo)} pass runs to try over {len(files)} sources", flush=True)
     skips = []
-    for run in runs:
+    for run in todo:
         t = time.time()
-        same = all_ptx(megac, TARGETS[:1], ",".join(skips + [run]), pool, files) == base
+        skips_env, large_env = lean(skips + [run])
+        same = all_ptx(megac, TARGETS[:1], skips_env, pool, files, large=large_env) == base
         if same:
             skips.append(run)
         print(f"{'skip' if same else 'keep'} {run} ({time.time() - t:.1f} s)", flush=True)
-    full = all_ptx(megac, TARGETS, "none", pool)
-    bad = differing(full, all_ptx(megac, TARGETS, ",".join(skips), pool))
+    skips_env, large_env = lean([])
+    full = all_ptx(megac, TARGETS, skips_env, pool, large=large_env)
+    skips_env, large_env = lean(skips)
+    bad = differing(full, all_ptx(megac, TARGETS, skips_env, pool, large=large_env))
     if bad:
         print("the skips change the PTX on another target: " + ", ".join(bad))
         return 1
-    with open(LIST, "w") as f:
-        f.write("// Generated by scripts/find_pass_skips.py (see PassSkips.h): pass runs that change no\n"
-                "// kernel's PTX on any target. Do not edit by hand.\n")
+    with open(path, "w") as f:
+        if large:
+            f.write("// Generated by scripts/find_pass_skips.py --large (see PassSkips.h): pass runs that, skipped on\n"
+                    "// large functions, change no kernel's PTX on any target. Do not edit by hand.\n")
+        else:
+            f.write("// Generated by scripts/find_pass_skips.py (see PassSkips.h): pass runs that change no\n"
+                    "// kernel's PTX on any target. Do not edit by hand.\n")
         for run in skips:
             f.write(json.dumps(run) + ",\n")
-    print(f"{len(skips)} of {len(runs)} pass runs skipped: {LIST}")
+    print(f"{len(skips)} of {len(todo)} pass runs skipped: {path}")
     return 0
 
 
@@ -127,10 +157,11 @@ def main():
     p.add_argument("--megac", default=os.path.join(ROOT, "build/compiler/tools/megac"))
     p.add_argument("--check", action="store_true", help="compare the built-in skips with the full pipelines")
     p.add_argument("--prune", action="store_true", help="search the built-in list's runs only (after a new kernel)")
+    p.add_argument("--large", action="store_true", help="search the list of runs skipped on large functions")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     a = p.parse_args()
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
-        return check(a.megac, pool) if a.check else search(a.megac, pool, a.prune)
+        return check(a.megac, pool) if a.check else search(a.megac, pool, a.prune, a.large)
 
 
 if __name__ == "__main__":

@@ -2,8 +2,8 @@
 #include "LibdeviceInHouse.h"
 #include "PassSkips.h"
 #include "PassTimes.h"
-#include "PtxClone.h"
 #include "SlsrGate.h"
+#include "PtxClone.h"
 #include "ValueMajorOrder.h"
 #include "../support/Timing.h"
 #include "../target/Target.h"
@@ -267,13 +267,17 @@ LogicalResult optimizeAndEmit(llvm::Module &module, llvm::TargetMachine &machine
                               const std::vector<Variant> &clones, bool keepIR, Location loc,
                               PTXOutput &out) {
   auto t0 = Clock::now();
-  // Both pipelines skip the runs PassSkips.h names (read once).
+  // Both pipelines skip the runs PassSkips.h names (read once), and more on
+  // the functions that are large as O3 gets them.
   llvm::StringSet<> skipKeys = PassSkips::keysFromEnvironment();
+  llvm::StringSet<> largeKeys = PassSkips::largeKeysFromEnvironment();
+  llvm::StringSet<> large = largeFunctions(module);
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
   llvm::ModuleAnalysisManager mam;
   PassSkips optSkips("opt", skipKeys);
+  optSkips.alsoOnLarge(largeKeys, large);
   llvm::PassInstrumentationCallbacks pic;
   optSkips.registerOn(pic);
   PassTimes passTimes(pic); // both pipelines, printed on return
@@ -301,7 +305,11 @@ LogicalResult optimizeAndEmit(llvm::Module &module, llvm::TargetMachine &machine
     llvm::raw_string_ostream os(out.llvmIR);
     module.print(os, nullptr);
   }
+  for (const Variant &v : clones)
+    if (large.contains(v.of))
+      large.insert(v.name);
   PassSkips codegenSkips("cg", std::move(skipKeys));
+  codegenSkips.alsoOnLarge(std::move(largeKeys), std::move(large));
   SlsrGate slsr = SlsrGate::forLargeFunctions(module);
   SkipsThenGate gate(codegenSkips, slsr);
   llvm::SmallString<0> ptx;

@@ -19,10 +19,28 @@ const llvm::StringSet<> &PassSkips::builtinKeys() {
   return keys;
 }
 
-llvm::StringSet<> PassSkips::keysFromEnvironment() {
-  const char *env = std::getenv("MEGAC_PASS_SKIPS");
+const llvm::StringSet<> &PassSkips::builtinLargeKeys() {
+  static const llvm::StringSet<> keys = {
+#include "PassSkipListLarge.inc"
+  };
+  return keys;
+}
+
+llvm::StringSet<> largeFunctions(const llvm::Module &module) {
+  llvm::StringSet<> large;
+  for (const llvm::Function &f : module)
+    if (!f.isDeclaration() && f.getInstructionCount() > kLargeFunctionInstructions)
+      large.insert(f.getName());
+  return large;
+}
+
+namespace {
+
+// A list of keys from the environment variable `name`, else `builtin`.
+llvm::StringSet<> keysFrom(const char *name, const llvm::StringSet<> &builtin) {
+  const char *env = std::getenv(name);
   if (!env)
-    return builtinKeys();
+    return builtin;
   llvm::StringSet<> keys;
   if (llvm::StringRef(env) == "none")
     return keys;
@@ -31,6 +49,26 @@ llvm::StringSet<> PassSkips::keysFromEnvironment() {
   for (llvm::StringRef key : parts)
     keys.insert(key.trim());
   return keys;
+}
+
+// The function a pass's unit names: "f" (the new pass manager's function
+// and loop passes), "(f)" (a call-graph SCC of one function), "function (f)"
+// (the legacy pass manager); anything else (a module) names none.
+llvm::StringRef functionOf(llvm::StringRef unit) {
+  unit.consume_front("function ");
+  if (unit.consume_front("("))
+    unit.consume_back(")");
+  return unit;
+}
+
+} // namespace
+
+llvm::StringSet<> PassSkips::keysFromEnvironment() {
+  return keysFrom("MEGAC_PASS_SKIPS", builtinKeys());
+}
+
+llvm::StringSet<> PassSkips::largeKeysFromEnvironment() {
+  return keysFrom("MEGAC_LARGE_PASS_SKIPS", builtinLargeKeys());
 }
 
 PassSkips::PassSkips(std::string phase, llvm::StringSet<> keys)
@@ -46,14 +84,20 @@ PassSkips::~PassSkips() {
   }
 }
 
+void PassSkips::alsoOnLarge(llvm::StringSet<> keys, llvm::StringSet<> functions) {
+  largeKeys = std::move(keys);
+  large = std::move(functions);
+}
+
 bool PassSkips::shouldRun(llvm::StringRef pass, llvm::StringRef unit) {
-  if (keys.empty() && !logging)
+  if (keys.empty() && (largeKeys.empty() || large.empty()) && !logging)
     return true;
   unsigned n = runs[(pass + llvm::Twine('\0') + unit).str()]++;
   std::string key = (phase + ":" + pass + ":" + llvm::Twine(n)).str();
+  bool onLarge = !large.empty() && large.contains(functionOf(unit));
   if (logging)
-    log += key + "\n";
-  if (!keys.contains(key))
+    log += key + (onLarge ? "\tlarge\n" : "\n");
+  if (!keys.contains(key) && !(onLarge && largeKeys.contains(key)))
     return true;
   ++numSkipped;
   return false;

@@ -15,10 +15,22 @@
 // `pass_skips_identity` compiles all of them with and without the list and
 // fails if any PTX differs (a new kernel, or another LLVM), which is when
 // the script is run again (`--prune`, after a new kernel: minutes).
+//
+// A second list (PassSkipListLarge.inc) holds runs skipped on large
+// functions only: those of more than kLargeFunctionInstructions LLVM
+// instructions when O3 begins (the tensor-core attention kernels,
+// draft_fin's), and the variants cloned from them. Their compiles are the
+// longest, and more runs change nothing there than on every kernel
+// (InstCombine's third and sixth runs, LICM's first, ...): the same script
+// finds them (`--large`), comparing the PTX of every kernel of each source
+// that has a large function. (SLSR's gate, SlsrGate.h, is another matter: it
+// skips a pass that does change some large kernels' PTX, for its cost.)
 // Environment, for that script:
-//   MEGAC_PASS_SKIPS  "none": the full pipelines; else a comma-separated
-//                     list of keys instead of the built-in one
-//   MEGAC_PASS_LOG    a file that every pass run's key is appended to
+//   MEGAC_PASS_SKIPS        "none": the full pipelines; else a comma-separated
+//                           list of keys instead of the built-in one
+//   MEGAC_LARGE_PASS_SKIPS  the same for the large functions' list
+//   MEGAC_PASS_LOG          a file that every pass run's key is appended to
+//                           (a run on a large function: "KEY\tlarge")
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
@@ -27,10 +39,17 @@
 #include <string>
 
 namespace llvm {
+class Module;
 class PassInstrumentationCallbacks;
 }
 
 namespace megac {
+
+inline constexpr unsigned kLargeFunctionInstructions = 1500;
+
+// The functions of `module` with more than kLargeFunctionInstructions
+// instructions (declarations aside).
+llvm::StringSet<> largeFunctions(const llvm::Module &module);
 
 class PassSkips {
 public:
@@ -38,10 +57,18 @@ public:
   static llvm::StringSet<> keysFromEnvironment();
   // The built-in list.
   static const llvm::StringSet<> &builtinKeys();
+  // The keys to skip on large functions as well: the built-in list unless
+  // $MEGAC_LARGE_PASS_SKIPS says.
+  static llvm::StringSet<> largeKeysFromEnvironment();
+  static const llvm::StringSet<> &builtinLargeKeys();
 
   PassSkips(std::string phase, llvm::StringSet<> keys);
   PassSkips(const PassSkips &) = delete;
   ~PassSkips();  // appends the log to $MEGAC_PASS_LOG, when set
+
+  // On the functions named in `functions` (a pass's unit naming one), the
+  // runs `keys` names are skipped too.
+  void alsoOnLarge(llvm::StringSet<> keys, llvm::StringSet<> functions);
 
   // Counts the run of `pass` on `unit` and says whether it happens.
   bool shouldRun(llvm::StringRef pass, llvm::StringRef unit);
@@ -52,6 +79,7 @@ public:
 private:
   std::string phase;
   llvm::StringSet<> keys;
+  llvm::StringSet<> largeKeys, large;
   llvm::StringMap<unsigned> runs;  // "pass\0unit" -> runs so far
   std::string log;
   bool logging = false;

@@ -14,7 +14,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
 
 namespace {
 
@@ -105,6 +108,70 @@ TEST(PassSkips, TheLegacyGateAsksTheSkipsThenTheNextGate) {
   EXPECT_TRUE(then.shouldRunPass("slsr", "function (g)"));
 }
 
+// A function `name` of `adds` additions and a return.
+void addChain(llvm::Module &m, llvm::StringRef name, unsigned adds) {
+  llvm::LLVMContext &ctx = m.getContext();
+  auto *i32 = llvm::Type::getInt32Ty(ctx);
+  auto *fn = llvm::Function::Create(llvm::FunctionType::get(i32, {i32}, false),
+                                    llvm::Function::ExternalLinkage, name, m);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", fn));
+  llvm::Value *v = fn->getArg(0);
+  for (unsigned i = 0; i < adds; ++i)
+    v = b.CreateAdd(v, fn->getArg(0));
+  b.CreateRet(v);
+}
+
+TEST(PassSkips, LargeFunctionsAreThoseOverTheLimit) {
+  llvm::LLVMContext ctx;
+  llvm::Module m("m", ctx);
+  addChain(m, "large", megac::kLargeFunctionInstructions);      // plus its return: one over
+  addChain(m, "limit", megac::kLargeFunctionInstructions - 1);  // exactly at the limit
+  llvm::Function::Create(llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), false),
+                         llvm::Function::ExternalLinkage, "declared", m);
+  llvm::StringSet<> large = megac::largeFunctions(m);
+  EXPECT_EQ(large.size(), 1u);
+  EXPECT_TRUE(large.contains("large"));
+}
+
+TEST(PassSkips, TheLargeListSkipsOnLargeFunctionsOnly) {
+  megac::PassSkips skips("opt", keysOf({"opt:GVNPass:0"}));
+  skips.alsoOnLarge(keysOf({"opt:InstCombinePass:1", "opt:IPSCCPPass:0"}), keysOf({"big"}));
+  EXPECT_FALSE(skips.shouldRun("GVNPass", "small"));          // the first list: everywhere
+  EXPECT_TRUE(skips.shouldRun("InstCombinePass", "small"));   // small's run 0
+  EXPECT_TRUE(skips.shouldRun("InstCombinePass", "small"));   // small's run 1: not large
+  EXPECT_TRUE(skips.shouldRun("InstCombinePass", "big"));     // big's run 0
+  EXPECT_FALSE(skips.shouldRun("InstCombinePass", "big"));    // big's run 1
+  EXPECT_TRUE(skips.shouldRun("InstCombinePass", "(big)"));   // a call-graph SCC of big: its run 0
+  EXPECT_FALSE(skips.shouldRun("InstCombinePass", "(big)"));  // its run 1
+  EXPECT_TRUE(skips.shouldRun("IPSCCPPass", "module"));       // a module is no large function
+  EXPECT_EQ(skips.skipped(), 3u);
+
+  // The legacy pass manager names a function's unit "function (NAME)".
+  megac::PassSkips codegen("cg", {});
+  codegen.alsoOnLarge(keysOf({"cg:branch-folder:0"}), keysOf({"big"}));
+  EXPECT_TRUE(codegen.shouldRun("branch-folder", "function (small)"));
+  EXPECT_FALSE(codegen.shouldRun("branch-folder", "function (big)"));
+  EXPECT_TRUE(codegen.shouldRun("branch-folder", "function (big)"));  // its run 1
+}
+
+TEST(PassSkips, TheLogMarksTheRunsOnLargeFunctions) {
+  std::string path = ::testing::TempDir() + "megac_pass_log.txt";
+  std::remove(path.c_str());
+  setenv("MEGAC_PASS_LOG", path.c_str(), 1);
+  {
+    megac::PassSkips skips("cg", {});
+    skips.alsoOnLarge({}, keysOf({"big"}));
+    skips.shouldRun("slsr", "function (small)");
+    skips.shouldRun("slsr", "function (big)");
+  }
+  unsetenv("MEGAC_PASS_LOG");
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_EQ(text.str(), "cg:slsr:0\ncg:slsr:0\tlarge\n");
+  std::remove(path.c_str());
+}
+
 TEST(PassSkips, TheEnvironmentReplacesTheBuiltInList) {
   unsetenv("MEGAC_PASS_SKIPS");
   EXPECT_FALSE(megac::PassSkips::keysFromEnvironment().empty());
@@ -118,6 +185,18 @@ TEST(PassSkips, TheEnvironmentReplacesTheBuiltInList) {
   EXPECT_TRUE(keys.contains("opt:GVNPass:0"));
   EXPECT_TRUE(keys.contains("cg:slsr:0"));
   unsetenv("MEGAC_PASS_SKIPS");
+
+  unsetenv("MEGAC_LARGE_PASS_SKIPS");
+  EXPECT_FALSE(megac::PassSkips::largeKeysFromEnvironment().empty());
+  EXPECT_EQ(megac::PassSkips::largeKeysFromEnvironment().size(),
+            megac::PassSkips::builtinLargeKeys().size());
+  setenv("MEGAC_LARGE_PASS_SKIPS", "none", 1);
+  EXPECT_TRUE(megac::PassSkips::largeKeysFromEnvironment().empty());
+  setenv("MEGAC_LARGE_PASS_SKIPS", "opt:LICMPass:0", 1);
+  EXPECT_TRUE(megac::PassSkips::largeKeysFromEnvironment().contains("opt:LICMPass:0"));
+  EXPECT_EQ(megac::PassSkips::keysFromEnvironment().size(),  // the other list stays
+            megac::PassSkips::builtinKeys().size());
+  unsetenv("MEGAC_LARGE_PASS_SKIPS");
 }
 
 } // namespace
