@@ -334,7 +334,11 @@ FailureOr<PTXOutput> emitPTX(ModuleOp module, const Target &target,
   auto start = Clock::now();
   Location loc = module.getLoc();
   llvm::LLVMContext llvmContext;
-  auto llvmModule = translateModuleToLLVMIR(module, llvmContext, "megac");
+  // Verified once, below, after libdevice is linked (the translation's own
+  // verification walked the same module again: ~1 ms of attention's 32-row
+  // variant).
+  auto llvmModule = translateModuleToLLVMIR(module, llvmContext, "megac",
+                                            /*disableVerification=*/true);
   if (!llvmModule)
     return emitError(loc, "translation to LLVM IR failed");
 
