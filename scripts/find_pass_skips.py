@@ -108,7 +108,8 @@ def search(megac, pool, prune=False, large=False):
     files = sorted({s for srcs in runs.values() for s in srcs}) if large else sources()
     if prune:
         # the sources whose PTX the built-in list changes, on any target
-        full = all_ptx(megac, TARGETS, *lean([]), pool, files)
+        skips_env, large_env = lean([])
+        full = all_ptx(megac, TARGETS, skips_env, pool, files, large=large_env)
         files = sorted({s for (s, t), text in all_ptx(megac, TARGETS, None, pool, files).items()
                         if text != full[(s, t)]})
         if not files:
