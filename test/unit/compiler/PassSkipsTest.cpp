@@ -2,6 +2,7 @@
 // function, and both pass managers ask them, or the built-in list silently
 // skips the wrong runs (the PTX identity test would then fail, later).
 #include "codegen/PassSkips.h"
+#include "IRChains.h"
 #include "codegen/SlsrGate.h"
 
 #include "llvm/IR/IRBuilder.h"
@@ -108,18 +109,7 @@ TEST(PassSkips, TheLegacyGateAsksTheSkipsThenTheNextGate) {
   EXPECT_TRUE(then.shouldRunPass("slsr", "function (g)"));
 }
 
-// A function `name` of `adds` additions and a return.
-void addChain(llvm::Module &m, llvm::StringRef name, unsigned adds) {
-  llvm::LLVMContext &ctx = m.getContext();
-  auto *i32 = llvm::Type::getInt32Ty(ctx);
-  auto *fn = llvm::Function::Create(llvm::FunctionType::get(i32, {i32}, false),
-                                    llvm::Function::ExternalLinkage, name, m);
-  llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", fn));
-  llvm::Value *v = fn->getArg(0);
-  for (unsigned i = 0; i < adds; ++i)
-    v = b.CreateAdd(v, fn->getArg(0));
-  b.CreateRet(v);
-}
+using megac::test::addChain;
 
 TEST(PassSkips, LargeFunctionsAreThoseOverTheLimit) {
   llvm::LLVMContext ctx;

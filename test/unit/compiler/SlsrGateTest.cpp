@@ -2,6 +2,7 @@
 // must recognize the pass and the function it runs on, or compile times of
 // large kernels silently regress.
 #include "codegen/SlsrGate.h"
+#include "IRChains.h"
 
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
@@ -13,19 +14,7 @@
 
 namespace {
 
-// A function `name` with `adds` dependent additions.
-llvm::Function *addChain(llvm::Module &m, llvm::StringRef name, int adds) {
-  llvm::LLVMContext &ctx = m.getContext();
-  auto *i32 = llvm::Type::getInt32Ty(ctx);
-  auto *fn = llvm::Function::Create(llvm::FunctionType::get(i32, {i32}, false),
-                                    llvm::Function::ExternalLinkage, name, m);
-  llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", fn));
-  llvm::Value *v = fn->getArg(0);
-  for (int i = 0; i < adds; ++i)
-    v = b.CreateAdd(v, fn->getArg(0));
-  b.CreateRet(v);
-  return fn;
-}
+using megac::test::addChain;
 
 unsigned runSlsr(llvm::Module &m, megac::SlsrGate &gate) {
   m.getContext().setOptPassGate(gate);
