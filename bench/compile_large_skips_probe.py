@@ -1,0 +1,60 @@
+#!/usr/bin/env python3
+"""Do the pass runs skipped on large functions (compiler/codegen/PassSkipListLarge.inc) take time off a compile
+on this machine? (exploratory)
+
+One megac, two environments: its built-in lists, and `MEGAC_LARGE_PASS_SKIPS=none` (the large functions' list
+off, the rest alike: the same binary, the same code layout). Times `megac FILE --kernel NAME --target sm_90a
+--no-ptxas` (the compile time megac reports, as scripts/compile_times.py times it) for the kernels with a large
+function and a few without (controls: their pipeline is the same under both), round robin over kernels, the two
+environments alternating which goes first, so that a slow spell of a shared machine lands on both alike.
+
+usage: bench/compile_large_skips_probe.py --megac PATH [--runs 31] [--out FILE.json]
+Prints per kernel the median compile ms under each and the ratio list/none, with the ratios' quartiles.
+"""
+import argparse
+import json
+import os
+import statistics
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+from compile_times import compile_ms  # noqa: E402  (scripts/ is no package)
+
+LARGE = ["attn_split_verify", "attn_split_q1", "draft_fin", "draft_fin_residual"]
+CONTROLS = ["attn_merge_q1", "gdn_core", "hop"]
+FILES = {"attn_split_verify": "attn_decode_cp", "attn_split_q1": "attn_decode_cp", "attn_merge_q1": "attn_decode_cp",
+         "draft_fin": "draft_fin", "draft_fin_residual": "draft_fin", "gdn_core": "gdn_core", "hop": "hop"}
+ENVS = {"list": {}, "none": {"MEGAC_LARGE_PASS_SKIPS": "none"}}
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--megac", required=True)
+    p.add_argument("--runs", type=int, default=31)
+    p.add_argument("--out")
+    a = p.parse_args()
+    base = {k: v for k, v in os.environ.items() if k != "MEGAC_LARGE_PASS_SKIPS"}
+    ms = {(e, k): [] for e in ENVS for k in LARGE + CONTROLS}
+    for run in range(a.runs):
+        for k in LARGE + CONTROLS:
+            path = os.path.join(ROOT, "kernels-dsl", FILES[k] + ".mega")
+            for e in (list(ENVS) if run % 2 == 0 else list(reversed(ENVS))):
+                ms[(e, k)].append(compile_ms(a.megac, path, k, dict(base, **ENVS[e])))
+    rows = {}
+    for k in LARGE + CONTROLS:
+        ratios = sorted(x / y for x, y in zip(ms[("list", k)], ms[("none", k)]))
+        q = statistics.quantiles(ratios, n=4)
+        rows[k] = {"large": k in LARGE, "list_ms": statistics.median(ms[("list", k)]),
+                   "none_ms": statistics.median(ms[("none", k)]), "ratio_quartiles": q}
+        r = rows[k]
+        print(f"{k:20s} {'large' if r['large'] else 'control':8s} list {r['list_ms']:6.1f} none {r['none_ms']:6.1f} "
+              f"ratio {r['list_ms'] / r['none_ms']:.3f} (pairwise quartiles {q[0]:.3f} {q[1]:.3f} {q[2]:.3f})")
+    if a.out:
+        with open(a.out, "w") as f:
+            json.dump({"runs": a.runs, "samples": {f"{e}:{k}": v for (e, k), v in ms.items()}, "rows": rows}, f,
+                      indent=1)
+
+
+if __name__ == "__main__":
+    main()
