@@ -18,8 +18,8 @@
 //
 // A second list (PassSkipListLarge.inc) holds runs skipped on large
 // functions only: those of more than kLargeFunctionInstructions LLVM
-// instructions when O3 begins (the tensor-core attention kernels,
-// draft_fin's), and the variants cloned from them. Their compiles are the
+// instructions when O3 begins (attention's 32- and 64-row variants,
+// draft_fin_residual), and the variants cloned from them. Their compiles are the
 // longest, and more runs change nothing there than on every kernel
 // (InstCombine's third and sixth runs, LICM's first, ...): the same script
 // finds them (`--large`), comparing the PTX of every kernel of each source
