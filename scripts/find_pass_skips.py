@@ -122,7 +122,8 @@ def search(megac, pool, prune=False, large=False, out=None):
     base = all_ptx(megac, TARGETS[:1], skips_env, pool, files, large=large_env)
     todo = [r for r in runs if r.split(":")[1] != "nvptx-isel"]
     if large:
-        todo = [r for r in todo if r not in builtin_runs()]
+        everywhere = builtin_runs()  # already skipped on every function
+        todo = [r for r in todo if r not in everywhere]
     if prune:
         keep = builtin_runs(path)
         todo = [r for r in todo if r in keep]
