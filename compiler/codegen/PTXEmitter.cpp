@@ -3,7 +3,6 @@
 #include "PassSkips.h"
 #include "PassTimes.h"
 #include "PtxClone.h"
-#include "SlsrGate.h"
 #include "ValueMajorOrder.h"
 #include "../support/Timing.h"
 #include "../target/Target.h"
@@ -310,8 +309,9 @@ LogicalResult optimizeAndEmit(llvm::Module &module, llvm::TargetMachine &machine
       large.insert(v.name);
   PassSkips codegenSkips("cg", std::move(skipKeys));
   codegenSkips.alsoOnLarge(std::move(largeKeys), std::move(large));
-  SlsrGate slsr = SlsrGate::forLargeFunctions(module);
-  SkipsThenGate gate(codegenSkips, slsr);
+  // SLSR for its cost (PassSkips.h), on the functions as they are now.
+  codegenSkips.alsoSkipPass("slsr", functionsOver(module, kSlsrMaxInstructions));
+  LegacyPassGate gate(codegenSkips);
   llvm::SmallString<0> ptx;
   llvm::raw_svector_ostream os(ptx);
   llvm::legacy::PassManager pm;

@@ -26,12 +26,16 @@ const llvm::StringSet<> &PassSkips::builtinLargeKeys() {
   return keys;
 }
 
-llvm::StringSet<> largeFunctions(const llvm::Module &module) {
-  llvm::StringSet<> large;
+llvm::StringSet<> functionsOver(const llvm::Module &module, unsigned instructions) {
+  llvm::StringSet<> over;
   for (const llvm::Function &f : module)
-    if (!f.isDeclaration() && f.getInstructionCount() > kLargeFunctionInstructions)
-      large.insert(f.getName());
-  return large;
+    if (!f.isDeclaration() && f.getInstructionCount() > instructions)
+      over.insert(f.getName());
+  return over;
+}
+
+llvm::StringSet<> largeFunctions(const llvm::Module &module) {
+  return functionsOver(module, kLargeFunctionInstructions);
 }
 
 namespace {
@@ -89,15 +93,23 @@ void PassSkips::alsoOnLarge(llvm::StringSet<> keys, llvm::StringSet<> functions)
   large = std::move(functions);
 }
 
+void PassSkips::alsoSkipPass(llvm::StringRef pass, llvm::StringSet<> functions) {
+  if (!functions.empty())
+    passSkippedOn[pass] = std::move(functions);
+}
+
 bool PassSkips::shouldRun(llvm::StringRef pass, llvm::StringRef unit) {
-  if (keys.empty() && (largeKeys.empty() || large.empty()) && !logging)
+  if (keys.empty() && (largeKeys.empty() || large.empty()) && passSkippedOn.empty() && !logging)
     return true;
   unsigned n = runs[(pass + llvm::Twine('\0') + unit).str()]++;
   std::string key = (phase + ":" + pass + ":" + llvm::Twine(n)).str();
-  bool onLarge = !large.empty() && large.contains(functionOf(unit));
+  llvm::StringRef function = functionOf(unit);
+  bool onLarge = !large.empty() && large.contains(function);
   if (logging)
     log += key + (onLarge ? "\tlarge\n" : "\n");
-  if (!keys.contains(key) && !(onLarge && largeKeys.contains(key)))
+  auto skippedPass = passSkippedOn.find(pass);
+  bool costly = skippedPass != passSkippedOn.end() && skippedPass->second.contains(function);
+  if (!keys.contains(key) && !(onLarge && largeKeys.contains(key)) && !costly)
     return true;
   ++numSkipped;
   return false;

@@ -23,9 +23,20 @@
 // longest, and more runs change nothing there than on every kernel
 // (InstCombine's third and sixth runs, LICM's first, ...): the same script
 // finds them (`--large`), comparing the PTX of every kernel of each source
-// that has a large function. (SLSR's gate, SlsrGate.h, is another matter: it
-// skips a pass that does change some large kernels' PTX, for its cost.)
-// Environment, for that script:
+// that has a large function.
+//
+// One pass is skipped for its cost where it does change the PTX:
+// NVPTX's straight-line strength reduction (SLSR) searches every earlier
+// candidate of a function for a basis, so its cost grows with the square of
+// the function's size. On the attention split kernels (1000-2500 LLVM
+// instructions after O3) it took half of the codegen time (47 of 92 ms for
+// attn_split_verify's three variants) and rewrote nothing. Functions of more
+// than kSlsrMaxInstructions after O3 skip it (ptxas strength-reduces
+// addresses itself; draft_fin_residual's PTX changes); smaller kernels keep
+// it, since it changes the PTX of some of them (hop, softmax, route, ...),
+// and off for them too it made every compile 3-10% faster but hop at M = 1 2%
+// slower (results/tuning_no_slsr_bd57f2c.md).
+// Environment, for scripts/find_pass_skips.py:
 //   MEGAC_PASS_SKIPS        "none": the full pipelines; else a comma-separated
 //                           list of keys instead of the built-in one
 //   MEGAC_LARGE_PASS_SKIPS  the same for the large functions' list
@@ -46,9 +57,12 @@ class PassInstrumentationCallbacks;
 namespace megac {
 
 inline constexpr unsigned kLargeFunctionInstructions = 1500;
+inline constexpr unsigned kSlsrMaxInstructions = 900;
 
-// The functions of `module` with more than kLargeFunctionInstructions
-// instructions (declarations aside).
+// The functions of `module` with more than `instructions` instructions
+// (declarations aside).
+llvm::StringSet<> functionsOver(const llvm::Module &module, unsigned instructions);
+// Those with more than kLargeFunctionInstructions.
 llvm::StringSet<> largeFunctions(const llvm::Module &module);
 
 class PassSkips {
@@ -69,6 +83,10 @@ public:
   // On the functions named in `functions` (a pass's unit naming one), the
   // runs `keys` names are skipped too.
   void alsoOnLarge(llvm::StringSet<> keys, llvm::StringSet<> functions);
+  // Every run of `pass` (as the pass manager names it: "slsr") on the
+  // functions named in `functions` is skipped too, whatever its key: a pass
+  // skipped for its cost, not for leaving the PTX alone.
+  void alsoSkipPass(llvm::StringRef pass, llvm::StringSet<> functions);
 
   // Counts the run of `pass` on `unit` and says whether it happens.
   bool shouldRun(llvm::StringRef pass, llvm::StringRef unit);
@@ -80,6 +98,7 @@ private:
   std::string phase;
   llvm::StringSet<> keys;
   llvm::StringSet<> largeKeys, large;
+  llvm::StringMap<llvm::StringSet<>> passSkippedOn;  // pass -> functions
   llvm::StringMap<unsigned> runs;  // "pass\0unit" -> runs so far
   std::string log;
   bool logging = false;
@@ -87,18 +106,17 @@ private:
 };
 
 // A legacy pass manager's gate (LLVMContext::setOptPassGate): a pass runs if
-// `skips` lets it and then `next` does (when enabled).
-class SkipsThenGate : public llvm::OptPassGate {
+// `skips` lets it.
+class LegacyPassGate : public llvm::OptPassGate {
 public:
-  SkipsThenGate(PassSkips &skips, const llvm::OptPassGate &next) : skips(skips), next(next) {}
+  explicit LegacyPassGate(PassSkips &skips) : skips(skips) {}
   bool isEnabled() const override { return true; }
   bool shouldRunPass(llvm::StringRef pass, llvm::StringRef unit) const override {
-    return skips.shouldRun(pass, unit) && (!next.isEnabled() || next.shouldRunPass(pass, unit));
+    return skips.shouldRun(pass, unit);
   }
 
 private:
   PassSkips &skips;
-  const llvm::OptPassGate &next;
 };
 
 } // namespace megac

@@ -1,6 +1,6 @@
 #pragma once
 // Test IR of a known size: the pass gates that look at a function's
-// instruction count (SlsrGate, the large functions' pass skips).
+// instruction count (the pass skips on large functions and SLSR's).
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Module.h"
 

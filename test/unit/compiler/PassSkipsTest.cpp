@@ -3,7 +3,6 @@
 // skips the wrong runs (the PTX identity test would then fail, later).
 #include "codegen/PassSkips.h"
 #include "IRChains.h"
-#include "codegen/SlsrGate.h"
 
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
@@ -81,15 +80,13 @@ TEST(PassSkips, TheNewPassManagerAsksForEveryFunction) {
   EXPECT_EQ(f->getInstructionCount(), 1u);  // ret x
 }
 
-TEST(PassSkips, TheLegacyGateAsksTheSkipsThenTheNextGate) {
+TEST(PassSkips, TheLegacyGateAsksTheSkips) {
   llvm::LLVMContext ctx;
   llvm::Module m("m", ctx);
   addZeros(m, "f");
   addZeros(m, "g");
   megac::PassSkips skips("cg", keysOf({"cg:slsr:0"}));
-  llvm::StringSet<> none;
-  megac::SlsrGate slsr(std::move(none));  // not enabled: asks nothing
-  megac::SkipsThenGate gate(skips, slsr);
+  megac::LegacyPassGate gate(skips);
   ctx.setOptPassGate(gate);
   llvm::legacy::FunctionPassManager fpm(&m);
   fpm.add(llvm::createStraightLineStrengthReducePass());
@@ -99,17 +96,46 @@ TEST(PassSkips, TheLegacyGateAsksTheSkipsThenTheNextGate) {
       fpm.run(fn);
   fpm.doFinalization();
   EXPECT_EQ(skips.skipped(), 2u);  // f's and g's first runs
-
-  llvm::StringSet<> named;
-  named.insert("f");
-  megac::SlsrGate slsrOnF(std::move(named));
-  megac::PassSkips noSkips("cg", {});
-  megac::SkipsThenGate then(noSkips, slsrOnF);
-  EXPECT_FALSE(then.shouldRunPass("slsr", "function (f)"));
-  EXPECT_TRUE(then.shouldRunPass("slsr", "function (g)"));
 }
 
 using megac::test::addChain;
+
+// SLSR skipped for its cost (PassSkips::alsoSkipPass) against LLVM's own
+// legacy pass: the gate must recognize the pass and the function it runs on,
+// or compile times of large kernels silently regress.
+TEST(PassSkips, APassSkippedOnTheFunctionsNamedWhateverItsKey) {
+  llvm::LLVMContext ctx;
+  llvm::Module m("m", ctx);
+  addChain(m, "big", 4);
+  addChain(m, "small", 4);
+  megac::PassSkips skips("cg", {});
+  skips.alsoSkipPass("slsr", keysOf({"big"}));
+  megac::LegacyPassGate gate(skips);
+  ctx.setOptPassGate(gate);
+  llvm::legacy::FunctionPassManager fpm(&m);
+  fpm.add(llvm::createStraightLineStrengthReducePass());
+  fpm.doInitialization();
+  for (int round = 0; round < 2; ++round)  // every run on big, not only its first
+    for (llvm::Function &fn : m)
+      fpm.run(fn);
+  fpm.doFinalization();
+  EXPECT_EQ(skips.skipped(), 2u);
+  EXPECT_TRUE(skips.shouldRun("instcombine", "function (big)"));  // that pass only
+  EXPECT_TRUE(skips.shouldRun("slsr", "function (small)"));
+  megac::PassSkips none("cg", {});
+  none.alsoSkipPass("slsr", {});  // no function over the limit
+  EXPECT_TRUE(none.shouldRun("slsr", "function (big)"));
+}
+
+TEST(PassSkips, SlsrIsSkippedOnFunctionsOverItsLimit) {
+  llvm::LLVMContext ctx;
+  llvm::Module m("m", ctx);
+  addChain(m, "large", megac::kSlsrMaxInstructions);      // plus its return: one over
+  addChain(m, "limit", megac::kSlsrMaxInstructions - 1);  // exactly at the limit
+  llvm::StringSet<> over = megac::functionsOver(m, megac::kSlsrMaxInstructions);
+  EXPECT_EQ(over.size(), 1u);
+  EXPECT_TRUE(over.contains("large"));
+}
 
 TEST(PassSkips, LargeFunctionsAreThoseOverTheLimit) {
   llvm::LLVMContext ctx;
