@@ -108,18 +108,17 @@ def search(megac, pool, prune=False, large=False, out=None):
         return (None, ",".join(keys) or "none") if large else (",".join(keys) or "none", "none")
     runs = pass_runs(megac, TARGETS[0], large)
     files = sorted({s for srcs in runs.values() for s in srcs}) if large else sources()
+    no_skips, no_large = lean([])  # the pipelines the search starts from
     if prune:
         # the sources whose PTX the built-in list changes, on any target
-        skips_env, large_env = lean([])
-        full = all_ptx(megac, TARGETS, skips_env, pool, files, large=large_env)
+        full = all_ptx(megac, TARGETS, no_skips, pool, files, large=no_large)
         files = sorted({s for (s, t), text in all_ptx(megac, TARGETS, None, pool, files).items()
                         if text != full[(s, t)]})
         if not files:
             print("the built-in list changes no source's PTX: nothing to prune")
             return 0
         print("sources the built-in list changes: " + ", ".join(os.path.relpath(s, ROOT) for s in files))
-    skips_env, large_env = lean([])
-    base = all_ptx(megac, TARGETS[:1], skips_env, pool, files, large=large_env)
+    base = all_ptx(megac, TARGETS[:1], no_skips, pool, files, large=no_large)
     todo = [r for r in runs if r.split(":")[1] != "nvptx-isel"]
     if large:
         everywhere = builtin_runs()  # already skipped on every function
@@ -136,8 +135,7 @@ def search(megac, pool, prune=False, large=False, out=None):
         if same:
             skips.append(run)
         print(f"{'skip' if same else 'keep'} {run} ({time.time() - t:.1f} s)", flush=True)
-    skips_env, large_env = lean([])
-    full = all_ptx(megac, TARGETS, skips_env, pool, large=large_env)
+    full = all_ptx(megac, TARGETS, no_skips, pool, large=no_large)
     skips_env, large_env = lean(skips)
     bad = differing(full, all_ptx(megac, TARGETS, skips_env, pool, large=large_env))
     if bad:

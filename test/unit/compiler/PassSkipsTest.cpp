@@ -40,6 +40,21 @@ llvm::Function *addZeros(llvm::Module &m, llvm::StringRef name) {
   return fn;
 }
 
+// LLVM's own legacy SLSR pass over every function of `m`, twice, through
+// the legacy gate asking `skips`.
+void runSlsrTwice(llvm::Module &m, megac::PassSkips &skips) {
+  megac::LegacyPassGate gate(skips);
+  m.getContext().setOptPassGate(gate);
+  llvm::legacy::FunctionPassManager fpm(&m);
+  fpm.add(llvm::createStraightLineStrengthReducePass());
+  fpm.doInitialization();
+  for (int round = 0; round < 2; ++round)
+    for (llvm::Function &fn : m)
+      fpm.run(fn);
+  fpm.doFinalization();
+  m.getContext().setOptPassGate(llvm::getGlobalPassGate());
+}
+
 TEST(PassSkips, KeysCountAPassesRunsOnEachFunction) {
   megac::PassSkips skips("opt", keysOf({"opt:InstCombinePass:1"}));
   EXPECT_TRUE(skips.shouldRun("InstCombinePass", "f"));   // f's run 0
@@ -86,15 +101,7 @@ TEST(PassSkips, TheLegacyGateAsksTheSkips) {
   addZeros(m, "f");
   addZeros(m, "g");
   megac::PassSkips skips("cg", keysOf({"cg:slsr:0"}));
-  megac::LegacyPassGate gate(skips);
-  ctx.setOptPassGate(gate);
-  llvm::legacy::FunctionPassManager fpm(&m);
-  fpm.add(llvm::createStraightLineStrengthReducePass());
-  fpm.doInitialization();
-  for (int round = 0; round < 2; ++round)
-    for (llvm::Function &fn : m)
-      fpm.run(fn);
-  fpm.doFinalization();
+  runSlsrTwice(m, skips);
   EXPECT_EQ(skips.skipped(), 2u);  // f's and g's first runs
 }
 
@@ -110,16 +117,8 @@ TEST(PassSkips, APassSkippedOnTheFunctionsNamedWhateverItsKey) {
   addChain(m, "small", 4);
   megac::PassSkips skips("cg", {});
   skips.alsoSkipPass("slsr", keysOf({"big"}));
-  megac::LegacyPassGate gate(skips);
-  ctx.setOptPassGate(gate);
-  llvm::legacy::FunctionPassManager fpm(&m);
-  fpm.add(llvm::createStraightLineStrengthReducePass());
-  fpm.doInitialization();
-  for (int round = 0; round < 2; ++round)  // every run on big, not only its first
-    for (llvm::Function &fn : m)
-      fpm.run(fn);
-  fpm.doFinalization();
-  EXPECT_EQ(skips.skipped(), 2u);
+  runSlsrTwice(m, skips);
+  EXPECT_EQ(skips.skipped(), 2u);  // both runs on big, not only its first
   EXPECT_TRUE(skips.shouldRun("instcombine", "function (big)"));  // that pass only
   EXPECT_TRUE(skips.shouldRun("slsr", "function (small)"));
   megac::PassSkips none("cg", {});
