@@ -2,14 +2,16 @@
 """Do the pass runs skipped on large functions (compiler/codegen/PassSkipListLarge.inc) take time off a compile
 on this machine? (exploratory)
 
-One megac, two environments: its built-in lists, and `MEGAC_LARGE_PASS_SKIPS=none` (the large functions' list
-off, the rest alike: the same binary, the same code layout). Times `megac FILE --kernel NAME --target sm_90a
+One megac, several environments: its built-in lists ("list"), `MEGAC_LARGE_PASS_SKIPS=none` (the large
+functions' list off, the rest alike: the same binary, the same code layout), and with `--alt NAME=FILE` each other
+large functions' list to try (FILE: its keys, comma-separated, as MEGAC_LARGE_PASS_SKIPS takes them). Times `megac FILE --kernel NAME --target sm_90a
 --no-ptxas` (the compile time megac reports, as scripts/compile_times.py times it) for the kernels with a large
 function and a few without (controls: their pipeline is the same under both), round robin over kernels, the two
 environments alternating which goes first, so that a slow spell of a shared machine lands on both alike.
 
-usage: bench/compile_large_skips_probe.py --megac PATH [--runs 31] [--out FILE.json]
-Prints per kernel the median compile ms under each and the ratio list/none, with the ratios' quartiles.
+usage: bench/compile_large_skips_probe.py --megac PATH [--runs 31] [--alt NAME=FILE]... [--out FILE.json]
+Prints per kernel and environment the median compile ms and its ratio to "list"'s, with the pairwise ratios'
+quartiles (each compile against the "list" compile of the same round).
 """
 import argparse
 import json
@@ -32,28 +34,37 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--megac", required=True)
     p.add_argument("--runs", type=int, default=31)
+    p.add_argument("--alt", action="append", default=[], metavar="NAME=FILE",
+                   help="also time with the large functions' list in FILE; repeatable")
     p.add_argument("--out")
     a = p.parse_args()
+    envs = dict(ENVS)
+    for alt in a.alt:
+        name, path = alt.split("=", 1)
+        with open(path) as f:
+            envs[name] = {"MEGAC_LARGE_PASS_SKIPS": f.read().strip()}
     base = {k: v for k, v in os.environ.items() if k != "MEGAC_LARGE_PASS_SKIPS"}
-    ms = {(e, k): [] for e in ENVS for k in LARGE + CONTROLS}
+    ms = {(e, k): [] for e in envs for k in LARGE + CONTROLS}
     for run in range(a.runs):
         for k in LARGE + CONTROLS:
             path = os.path.join(ROOT, "kernels-dsl", FILES[k] + ".mega")
-            for e in (list(ENVS) if run % 2 == 0 else list(reversed(ENVS))):
-                ms[(e, k)].append(compile_ms(a.megac, path, k, dict(base, **ENVS[e])))
+            for e in (list(envs) if run % 2 == 0 else list(reversed(envs))):
+                ms[(e, k)].append(compile_ms(a.megac, path, k, dict(base, **envs[e])))
     rows = {}
     for k in LARGE + CONTROLS:
-        ratios = sorted(x / y for x, y in zip(ms[("list", k)], ms[("none", k)]))
-        q = statistics.quantiles(ratios, n=4)
-        rows[k] = {"large": k in LARGE, "list_ms": statistics.median(ms[("list", k)]),
-                   "none_ms": statistics.median(ms[("none", k)]), "ratio_quartiles": q}
-        r = rows[k]
-        print(f"{k:20s} {'large' if r['large'] else 'control':8s} list {r['list_ms']:6.1f} none {r['none_ms']:6.1f} "
-              f"ratio {r['list_ms'] / r['none_ms']:.3f} (pairwise quartiles {q[0]:.3f} {q[1]:.3f} {q[2]:.3f})")
+        rows[k] = {"large": k in LARGE}
+        for e in envs:
+            ratios = sorted(x / y for x, y in zip(ms[(e, k)], ms[("list", k)]))
+            q = statistics.quantiles(ratios, n=4)
+            med = statistics.median(ms[(e, k)])
+            rows[k][e] = {"ms": med, "ratio_quartiles": q}
+            print(f"{k:20s} {'large' if k in LARGE else 'control':8s} {e:8s} {med:6.1f} ms, "
+                  f"ratio to list {med / statistics.median(ms[('list', k)]):.3f} "
+                  f"(pairwise quartiles {q[0]:.3f} {q[1]:.3f} {q[2]:.3f})")
     if a.out:
         with open(a.out, "w") as f:
-            json.dump({"runs": a.runs, "samples": {f"{e}:{k}": v for (e, k), v in ms.items()}, "rows": rows}, f,
-                      indent=1)
+            json.dump({"runs": a.runs, "envs": envs, "samples": {f"{e}:{k}": v for (e, k), v in ms.items()},
+                       "rows": rows}, f, indent=1)
 
 
 if __name__ == "__main__":
