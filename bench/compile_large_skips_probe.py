@@ -2,9 +2,11 @@
 """Do the pass runs skipped on large functions (compiler/codegen/PassSkipListLarge.inc) take time off a compile
 on this machine? (exploratory)
 
-One megac, several environments: its built-in lists ("list"), `MEGAC_LARGE_PASS_SKIPS=none` (the large
-functions' list off, the rest alike: the same binary, the same code layout), and with `--alt NAME=FILE` each other
-large functions' list to try (FILE: its keys, comma-separated, as MEGAC_LARGE_PASS_SKIPS takes them). Times `megac FILE --kernel NAME --target sm_90a
+One megac, several environments: its built-in lists ("list"), `MEGAC_LARGE_PASS_SKIPS=none` ("none": the large
+functions' list off, the rest alike: the same binary, the same code layout), `MEGAC_COSTLY_PASS_SKIPS=none`
+("no_costly": the runs skipped on large functions for their cost made), and with `--alt NAME=FILE` each other
+large functions' list to try (FILE: its keys, comma-separated, as MEGAC_LARGE_PASS_SKIPS takes them; the costly
+runs' list stays). Times `megac FILE --kernel NAME --target sm_90a
 --no-ptxas` (the compile time megac reports, as scripts/compile_times.py times it) for the kernels with a large
 function and a few without (controls: their pipeline is the same under both), round robin over kernels, the two
 environments alternating which goes first, so that a slow spell of a shared machine lands on both alike.
@@ -27,7 +29,7 @@ LARGE = ["attn_split_verify", "attn_split_q1", "draft_fin", "draft_fin_residual"
 CONTROLS = ["attn_merge_q1", "gdn_core", "hop"]
 FILES = {"attn_split_verify": "attn_decode_cp", "attn_split_q1": "attn_decode_cp", "attn_merge_q1": "attn_decode_cp",
          "draft_fin": "draft_fin", "draft_fin_residual": "draft_fin", "gdn_core": "gdn_core", "hop": "hop"}
-ENVS = {"list": {}, "none": {"MEGAC_LARGE_PASS_SKIPS": "none"}}
+ENVS = {"list": {}, "none": {"MEGAC_LARGE_PASS_SKIPS": "none"}, "no_costly": {"MEGAC_COSTLY_PASS_SKIPS": "none"}}
 
 
 def main():
@@ -43,7 +45,7 @@ def main():
         name, path = alt.split("=", 1)
         with open(path) as f:
             envs[name] = {"MEGAC_LARGE_PASS_SKIPS": f.read().strip()}
-    base = {k: v for k, v in os.environ.items() if k != "MEGAC_LARGE_PASS_SKIPS"}
+    base = {k: v for k, v in os.environ.items() if k not in ("MEGAC_LARGE_PASS_SKIPS", "MEGAC_COSTLY_PASS_SKIPS")}
     ms = {(e, k): [] for e in envs for k in LARGE + CONTROLS}
     for run in range(a.runs):
         for k in LARGE + CONTROLS:

@@ -3,7 +3,8 @@
 
   find_pass_skips.py --check   compiles every kernel of kernels-dsl/ and test/gpu/ for every target with the
                                built-in lists and with the full pipelines (MEGAC_PASS_SKIPS=none,
-                               MEGAC_LARGE_PASS_SKIPS=none); exit 1 if any PTX differs (then run the search again)
+                               MEGAC_LARGE_PASS_SKIPS=none); exit 1 if any PTX differs (then run the search again),
+                               or if a key of the costly runs' list names no run on a large function
   find_pass_skips.py           the search: starting from no skips, each pass run that megac asks about (in the
                                order it asks) is skipped if every PTX stays byte-identical with the runs skipped
                                so far plus it, on the first target; the result is then checked on every target
@@ -16,6 +17,10 @@
                                whole search takes hours on two cores); then the same check of every source on
                                every target before the list is written (with --large: the large functions' list;
                                --out FILE writes it there instead, as ctest pass_skips_prune does)
+The costly runs' list (PassSkipListCostly.inc, written by hand: runs skipped on large functions for their compile
+time although they change the PTX) is off in every comparison (MEGAC_COSTLY_PASS_SKIPS=none): the two lists are
+found and checked in the pipelines without it. --check also checks that list: each of its keys names a run megac
+asks about on a large function, and it changes some PTX (the emitter applies it).
 """
 import argparse
 import concurrent.futures
@@ -31,6 +36,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TARGETS = ("sm_90a", "sm_100a", "sm_103a")
 LIST = os.path.join(ROOT, "compiler/codegen/PassSkipList.inc")
 LARGE_LIST = os.path.join(ROOT, "compiler/codegen/PassSkipListLarge.inc")
+COSTLY_LIST = os.path.join(ROOT, "compiler/codegen/PassSkipListCostly.inc")
+LIST_VARIABLES = ("MEGAC_PASS_SKIPS", "MEGAC_LARGE_PASS_SKIPS", "MEGAC_COSTLY_PASS_SKIPS")
 
 
 def sources():
@@ -40,9 +47,10 @@ def sources():
 
 def ptx(megac, src, target, skips, extra_env=None, large=None):
     """The PTX of `src`; skips, large: the lists of MEGAC_PASS_SKIPS and MEGAC_LARGE_PASS_SKIPS (comma-separated
-    keys, "none", or None for the built-in list); extra_env: more environment for megac
-    (scripts/check_own_libdevice.py)."""
-    env = {k: v for k, v in os.environ.items() if k not in ("MEGAC_PASS_SKIPS", "MEGAC_LARGE_PASS_SKIPS")}
+    keys, "none", or None for the built-in list), the costly runs' list off unless extra_env says; extra_env:
+    more environment for megac (scripts/check_own_libdevice.py)."""
+    env = {k: v for k, v in os.environ.items() if k not in LIST_VARIABLES}
+    env["MEGAC_COSTLY_PASS_SKIPS"] = "none"
     if skips is not None:
         env["MEGAC_PASS_SKIPS"] = skips
     if large is not None:
@@ -72,8 +80,9 @@ def pass_runs(megac, target, large=False):
         for src in sources():
             log = os.path.join(tmp, os.path.basename(src))
             subprocess.run([megac, src, "--target", target, "--emit", "ptx"], capture_output=True, check=True,
-                           env=dict(os.environ, MEGAC_PASS_SKIPS="none", MEGAC_LARGE_PASS_SKIPS="none",
-                                    MEGAC_PASS_LOG=log, MEGAC_THREADS="1"))
+                           env=dict({k: v for k, v in os.environ.items() if k not in LIST_VARIABLES},
+                                    MEGAC_PASS_SKIPS="none", MEGAC_LARGE_PASS_SKIPS="none",
+                                    MEGAC_COSTLY_PASS_SKIPS="none", MEGAC_PASS_LOG=log, MEGAC_THREADS="1"))
             if not os.path.exists(log):
                 continue
             with open(log) as f:
@@ -92,7 +101,26 @@ def check(megac, pool):
         print(f"PTX differs with the built-in skips: {name}")
     print(f"{len(full)} PTX images compared (built-in skips against the full pipelines): "
           f"{'identical' if not bad else str(len(bad)) + ' differ'}")
-    return 1 if bad else 0
+    return 1 if check_costly(megac, pool) or bad else 0
+
+
+def check_costly(megac, pool):
+    """The costly runs' list still names runs: each key is a run megac asks about on a large function (after an
+    LLVM upgrade renames or moves a pass, a stale key would skip nothing), and the list changes the PTX of some
+    source with a large function (the emitter applies it)."""
+    runs = pass_runs(megac, TARGETS[0], large=True)
+    stale = sorted(builtin_runs(COSTLY_LIST) - set(runs))
+    for key in stale:
+        print(f"the costly runs' list names a run megac never asks about on a large function: {key}")
+    files = sorted({s for srcs in runs.values() for s in srcs})
+    on = {"MEGAC_COSTLY_PASS_SKIPS": ",".join(sorted(builtin_runs(COSTLY_LIST)))}
+    unused = all_ptx(megac, TARGETS[:1], None, pool, files) == all_ptx(megac, TARGETS[:1], None, pool, files,
+                                                                        extra_env=on)
+    if unused:
+        print("the costly runs' list changes no PTX: is it applied to large functions?")
+    print(f"costly runs' list: {len(builtin_runs(COSTLY_LIST)) - len(stale)} keys asked on large functions, "
+          f"{'no' if unused else 'some'} PTX changed over {len(files)} sources")
+    return 1 if stale or unused else 0
 
 
 def builtin_runs(path=LIST):

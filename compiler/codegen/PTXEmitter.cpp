@@ -267,9 +267,12 @@ LogicalResult optimizeAndEmit(llvm::Module &module, llvm::TargetMachine &machine
                               PTXOutput &out) {
   auto t0 = Clock::now();
   // Both pipelines skip the runs PassSkips.h names (read once), and more on
-  // the functions that are large as O3 gets them.
+  // the functions that are large as O3 gets them: those that change nothing
+  // there and those skipped for their cost.
   llvm::StringSet<> skipKeys = PassSkips::keysFromEnvironment();
   llvm::StringSet<> largeKeys = PassSkips::largeKeysFromEnvironment();
+  for (const auto &key : PassSkips::costlyKeysFromEnvironment())
+    largeKeys.insert(key.getKey());
   llvm::StringSet<> large = largeFunctions(module);
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;

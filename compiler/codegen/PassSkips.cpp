@@ -26,6 +26,13 @@ const llvm::StringSet<> &PassSkips::builtinLargeKeys() {
   return keys;
 }
 
+const llvm::StringSet<> &PassSkips::builtinCostlyKeys() {
+  static const llvm::StringSet<> keys = {
+#include "PassSkipListCostly.inc"
+  };
+  return keys;
+}
+
 llvm::StringSet<> functionsOver(const llvm::Module &module, unsigned instructions) {
   llvm::StringSet<> over;
   for (const llvm::Function &f : module)
@@ -73,6 +80,10 @@ llvm::StringSet<> PassSkips::keysFromEnvironment() {
 
 llvm::StringSet<> PassSkips::largeKeysFromEnvironment() {
   return keysFrom("MEGAC_LARGE_PASS_SKIPS", builtinLargeKeys());
+}
+
+llvm::StringSet<> PassSkips::costlyKeysFromEnvironment() {
+  return keysFrom("MEGAC_COSTLY_PASS_SKIPS", builtinCostlyKeys());
 }
 
 PassSkips::PassSkips(std::string phase, llvm::StringSet<> keys)

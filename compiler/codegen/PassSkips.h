@@ -25,6 +25,18 @@
 // finds them (`--large`), comparing the PTX of every kernel of each source
 // that has a large function.
 //
+// A third list (PassSkipListCostly.inc, written by hand) holds runs skipped
+// on large functions for their compile time although they change the PTX:
+// InstCombine's second and eighth runs, IndVarSimplify, EarlyCSE's second,
+// Reassociate, CorrelatedValuePropagation's first, code generation's third
+// early CSE and machine CSE. ptxas makes code as fast without them (measured
+// on the H200 at the benchmark's shapes: the file names the results), and they
+// are a sixth of the instructions executed for attn_split_verify's 32-row
+// variant (callgrind). The two lists above are found and checked without
+// them (MEGAC_COSTLY_PASS_SKIPS=none): which runs change nothing depends on
+// which others run, and with these skipped a few of theirs would change a
+// large function's PTX.
+//
 // One pass is skipped for its cost where it does change the PTX:
 // NVPTX's straight-line strength reduction (SLSR) searches every earlier
 // candidate of a function for a basis, so its cost grows with the square of
@@ -40,6 +52,9 @@
 //   MEGAC_PASS_SKIPS        "none": the full pipelines; else a comma-separated
 //                           list of keys instead of the built-in one
 //   MEGAC_LARGE_PASS_SKIPS  the same for the large functions' list
+//   MEGAC_COSTLY_PASS_SKIPS the same for the costly runs' list (none: every
+//                           run of the large functions' pipelines that the
+//                           two lists above leave)
 //   MEGAC_PASS_LOG          a file that every pass run's key is appended to
 //                           (a run on a large function: "KEY\tlarge")
 
@@ -75,6 +90,10 @@ public:
   // $MEGAC_LARGE_PASS_SKIPS says.
   static llvm::StringSet<> largeKeysFromEnvironment();
   static const llvm::StringSet<> &builtinLargeKeys();
+  // The keys skipped on large functions for their cost: the built-in list
+  // unless $MEGAC_COSTLY_PASS_SKIPS says.
+  static llvm::StringSet<> costlyKeysFromEnvironment();
+  static const llvm::StringSet<> &builtinCostlyKeys();
 
   PassSkips(std::string phase, llvm::StringSet<> keys);
   PassSkips(const PassSkips &) = delete;

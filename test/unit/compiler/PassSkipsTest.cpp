@@ -212,6 +212,29 @@ TEST(PassSkips, TheEnvironmentReplacesTheBuiltInList) {
   EXPECT_EQ(megac::PassSkips::keysFromEnvironment().size(),  // the other list stays
             megac::PassSkips::builtinKeys().size());
   unsetenv("MEGAC_LARGE_PASS_SKIPS");
+
+  unsetenv("MEGAC_COSTLY_PASS_SKIPS");
+  EXPECT_FALSE(megac::PassSkips::costlyKeysFromEnvironment().empty());
+  EXPECT_EQ(megac::PassSkips::costlyKeysFromEnvironment().size(),
+            megac::PassSkips::builtinCostlyKeys().size());
+  setenv("MEGAC_LARGE_PASS_SKIPS", "none", 1);  // the large functions' list off: the costly one stays
+  EXPECT_EQ(megac::PassSkips::costlyKeysFromEnvironment().size(),
+            megac::PassSkips::builtinCostlyKeys().size());
+  unsetenv("MEGAC_LARGE_PASS_SKIPS");
+  setenv("MEGAC_COSTLY_PASS_SKIPS", "none", 1);
+  EXPECT_TRUE(megac::PassSkips::costlyKeysFromEnvironment().empty());
+  EXPECT_EQ(megac::PassSkips::largeKeysFromEnvironment().size(),
+            megac::PassSkips::builtinLargeKeys().size());
+  unsetenv("MEGAC_COSTLY_PASS_SKIPS");
+}
+
+// A costly run is in neither generated list: one listed twice would mean a
+// search that found it neutral, and the costly list is for runs that are not.
+TEST(PassSkips, TheCostlyRunsAreInNeitherGeneratedList) {
+  for (const auto &key : megac::PassSkips::builtinCostlyKeys()) {
+    EXPECT_FALSE(megac::PassSkips::builtinKeys().contains(key.getKey())) << key.getKey().str();
+    EXPECT_FALSE(megac::PassSkips::builtinLargeKeys().contains(key.getKey())) << key.getKey().str();
+  }
 }
 
 } // namespace
