@@ -45,11 +45,11 @@ def sources():
         glob.glob(os.path.join(ROOT, "test/gpu/*.mega")))
 
 
-def ptx(megac, src, target, skips, extra_env=None, large=None):
+def ptx(megac, src, target, skips, extra_env=None, large=None, emit="ptx"):
     """The PTX of `src`; skips, large: the lists of MEGAC_PASS_SKIPS and MEGAC_LARGE_PASS_SKIPS (comma-separated
     keys, "none", or None for the built-in list), the costly runs' list off unless extra_env says; extra_env:
-    more environment for megac (scripts/check_own_libdevice.py), a variable set to None left unset (its built-in
-    list)."""
+    more environment for megac (scripts/check_identity.py), a variable set to None left unset (its built-in
+    list); emit: what megac prints (--emit)."""
     env = {k: v for k, v in os.environ.items() if k not in LIST_VARIABLES}
     env["MEGAC_COSTLY_PASS_SKIPS"] = "none"
     if skips is not None:
@@ -58,14 +58,14 @@ def ptx(megac, src, target, skips, extra_env=None, large=None):
         env["MEGAC_LARGE_PASS_SKIPS"] = large
     env.update(extra_env or {})
     env = {k: v for k, v in env.items() if v is not None}
-    r = subprocess.run([megac, src, "--target", target, "--emit", "ptx"], capture_output=True, text=True, env=env)
+    r = subprocess.run([megac, src, "--target", target, "--emit", emit], capture_output=True, text=True, env=env)
     if r.returncode != 0:
         return "megac failed: " + r.stderr
     return r.stdout
 
 
-def all_ptx(megac, targets, skips, pool, files=None, extra_env=None, large=None):
-    jobs = {(s, t): pool.submit(ptx, megac, s, t, skips, extra_env, large)
+def all_ptx(megac, targets, skips, pool, files=None, extra_env=None, large=None, emit="ptx"):
+    jobs = {(s, t): pool.submit(ptx, megac, s, t, skips, extra_env, large, emit)
             for s in (files or sources()) for t in targets}
     return {k: job.result() for k, job in jobs.items()}
 

@@ -2,6 +2,7 @@
 #include "Bf16Words.h"
 #include "KernelLowering.h"
 #include "NVVMBuilders.h"
+#include "DirectToLLVM.h"
 #include "../codegen/ValueMajorOrder.h"
 #include "../target/Target.h"
 
@@ -22,6 +23,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 
+#include <cstdlib>
 #include <numeric>
 
 using namespace mlir;
@@ -654,18 +656,24 @@ LogicalResult lowerTileToLLVM(ModuleOp module, const Target &target) {
   structured.addPass(createSCFToControlFlowPass());
   if (failed(structured.run(module)))
     return failure();
-  // arith, math and cf to LLVM in one conversion (one walk instead of three
-  // passes), with the driver that keeps no rollback state.
-  LLVMTypeConverter converter(ctx);
-  RewritePatternSet patterns(ctx);
-  arith::populateArithToLLVMConversionPatterns(converter, patterns);
-  populateMathToLLVMConversionPatterns(converter, patterns);
-  cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
-  LLVMConversionTarget legal(*ctx);
-  ConversionConfig config;
-  config.allowPatternRollback = false;
-  if (failed(applyPartialConversion(module, legal, std::move(patterns), config)))
-    return failure();
+  // arith, math and cf to LLVM: one walk rewrites every op it knows
+  // (DirectToLLVM.h); MLIR's dialect conversion, in one walk for the three
+  // dialects and with the driver that keeps no rollback state, takes any op
+  // left (MEGAC_DIRECT_TO_LLVM=none: all of them, for the identity test).
+  const char *direct = std::getenv("MEGAC_DIRECT_TO_LLVM");
+  bool directly = !(direct && llvm::StringRef(direct) == "none");
+  if (!directly || rewriteToLLVMDirectly(module)) {
+    LLVMTypeConverter converter(ctx);
+    RewritePatternSet patterns(ctx);
+    arith::populateArithToLLVMConversionPatterns(converter, patterns);
+    populateMathToLLVMConversionPatterns(converter, patterns);
+    cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
+    LLVMConversionTarget legal(*ctx);
+    ConversionConfig config;
+    config.allowPatternRollback = false;
+    if (failed(applyPartialConversion(module, legal, std::move(patterns), config)))
+      return failure();
+  }
   PassManager casts(ctx);
   casts.enableVerifier(false);
   casts.addPass(createReconcileUnrealizedCastsPass());
