@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """A megac switch that must not change what megac prints: every kernel of kernels-dsl/ and test/gpu/, on every
-target, compiled as it is and with the environment variable given; exit 1 if any output differs. Run by ctest:
+target, compiled as megac is built (its pass-skip lists included) and with the environment variable given; exit 1
+if any output differs. Run by ctest:
   own_libdevice_identity   MEGAC_OWN_LIBDEVICE=none: megac's own copies of libdevice functions
                            (compiler/codegen/LibdeviceInHouse.cpp) print the PTX that linking them from
                            libdevice.10.bc prints
@@ -15,7 +16,7 @@ import concurrent.futures
 import os
 import sys
 
-from find_pass_skips import ROOT, TARGETS, all_ptx, differing
+from find_pass_skips import AS_BUILT, ROOT, TARGETS, all_ptx, differing
 
 
 def main():
@@ -30,8 +31,8 @@ def main():
     bad = failed = 0
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
         for emit in a.emit or ["ptx"]:
-            plain = all_ptx(a.megac, TARGETS, None, pool, emit=emit)
-            switched = all_ptx(a.megac, TARGETS, None, pool, extra_env={var: value}, emit=emit)
+            plain = all_ptx(a.megac, TARGETS, None, pool, extra_env=AS_BUILT, emit=emit)
+            switched = all_ptx(a.megac, TARGETS, None, pool, extra_env={**AS_BUILT, var: value}, emit=emit)
             for (src, target), text in list(plain.items()) + list(switched.items()):
                 if text.startswith("megac failed"):
                     failed += 1

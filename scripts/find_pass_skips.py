@@ -45,19 +45,24 @@ def sources():
         glob.glob(os.path.join(ROOT, "test/gpu/*.mega")))
 
 
-def ptx(megac, src, target, skips, extra_env=None, large=None, emit="ptx"):
-    """The PTX of `src`; skips, large: the lists of MEGAC_PASS_SKIPS and MEGAC_LARGE_PASS_SKIPS (comma-separated
-    keys, "none", or None for the built-in list), the costly runs' list off unless extra_env says; extra_env:
-    more environment for megac (scripts/check_identity.py), a variable set to None left unset (its built-in
-    list); emit: what megac prints (--emit)."""
+# The costly runs' list as megac builds it in (an environment entry set to None is left unset).
+AS_BUILT = {"MEGAC_COSTLY_PASS_SKIPS": None}
+
+
+def megac_env(**lists):
+    """The process environment for megac: the caller's, less any pass-skip list of its own, the costly runs' list
+    off, then `lists` (a variable set to None left unset: its built-in list)."""
     env = {k: v for k, v in os.environ.items() if k not in LIST_VARIABLES}
     env["MEGAC_COSTLY_PASS_SKIPS"] = "none"
-    if skips is not None:
-        env["MEGAC_PASS_SKIPS"] = skips
-    if large is not None:
-        env["MEGAC_LARGE_PASS_SKIPS"] = large
-    env.update(extra_env or {})
-    env = {k: v for k, v in env.items() if v is not None}
+    env.update(lists)
+    return {k: v for k, v in env.items() if v is not None}
+
+
+def ptx(megac, src, target, skips, extra_env=None, large=None, emit="ptx"):
+    """The PTX of `src`; skips, large: the lists of MEGAC_PASS_SKIPS and MEGAC_LARGE_PASS_SKIPS (comma-separated
+    keys, "none", or None for the built-in list), the costly runs' list off unless extra_env says (AS_BUILT);
+    extra_env: more environment for megac (scripts/check_identity.py); emit: what megac prints (--emit)."""
+    env = megac_env(**{"MEGAC_PASS_SKIPS": skips, "MEGAC_LARGE_PASS_SKIPS": large, **(extra_env or {})})
     r = subprocess.run([megac, src, "--target", target, "--emit", emit], capture_output=True, text=True, env=env)
     if r.returncode != 0:
         return "megac failed: " + r.stderr
@@ -82,9 +87,8 @@ def pass_runs(megac, target, large=False):
         for src in sources():
             log = os.path.join(tmp, os.path.basename(src))
             subprocess.run([megac, src, "--target", target, "--emit", "ptx"], capture_output=True, check=True,
-                           env=dict({k: v for k, v in os.environ.items() if k not in LIST_VARIABLES},
-                                    MEGAC_PASS_SKIPS="none", MEGAC_LARGE_PASS_SKIPS="none",
-                                    MEGAC_COSTLY_PASS_SKIPS="none", MEGAC_PASS_LOG=log, MEGAC_THREADS="1"))
+                           env=megac_env(MEGAC_PASS_SKIPS="none", MEGAC_LARGE_PASS_SKIPS="none",
+                                         MEGAC_PASS_LOG=log, MEGAC_THREADS="1"))
             if not os.path.exists(log):
                 continue
             with open(log) as f:
@@ -103,21 +107,21 @@ def check(megac, pool):
         print(f"PTX differs with the built-in skips: {name}")
     print(f"{len(full)} PTX images compared (built-in skips against the full pipelines): "
           f"{'identical' if not bad else str(len(bad)) + ' differ'}")
-    return 1 if check_costly(megac, pool) or bad else 0
+    return 1 if check_costly(megac, pool, lean) or bad else 0
 
 
-def check_costly(megac, pool):
+def check_costly(megac, pool, lean):
     """The costly runs' list still names runs: each key is a run megac asks about on a large function (after an
     LLVM upgrade renames or moves a pass, a stale key would skip nothing), and the list changes the PTX of some
-    source with a large function (the emitter applies it)."""
+    source with a large function (the emitter applies it); lean: every source's PTX with the built-in lists but
+    that one, as check() compiled them."""
     runs = pass_runs(megac, TARGETS[0], large=True)
     stale = sorted(builtin_runs(COSTLY_LIST) - set(runs))
     for key in stale:
         print(f"the costly runs' list names a run megac never asks about on a large function: {key}")
     files = sorted({s for srcs in runs.values() for s in srcs})
-    on = {"MEGAC_COSTLY_PASS_SKIPS": None}  # the built-in list
-    unused = all_ptx(megac, TARGETS[:1], None, pool, files) == all_ptx(megac, TARGETS[:1], None, pool, files,
-                                                                        extra_env=on)
+    with_costly = all_ptx(megac, TARGETS[:1], None, pool, files, extra_env=AS_BUILT)
+    unused = all(with_costly[k] == lean[k] for k in with_costly)
     if unused:
         print("the costly runs' list changes no PTX: is it applied to large functions?")
     print(f"costly runs' list: {len(builtin_runs(COSTLY_LIST)) - len(stale)} keys asked on large functions, "

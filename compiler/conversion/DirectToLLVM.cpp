@@ -9,6 +9,7 @@
 #include "mlir/IR/BuiltinOps.h"
 
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 #include <optional>
 
@@ -107,13 +108,11 @@ std::optional<TwinAttrs> twinAttrs(Operation *op, const Names &names) {
   // inherent attribute's name again.
   if (!op->getDiscardableAttrDictionary().empty())
     return std::nullopt;
-  if (auto exact = dyn_cast<arith::DivSIOp>(op); exact && exact.getIsExact())
-    return std::nullopt;
-  if (auto exact = dyn_cast<arith::DivUIOp>(op); exact && exact.getIsExact())
-    return std::nullopt;
-  if (auto exact = dyn_cast<arith::ShRSIOp>(op); exact && exact.getIsExact())
-    return std::nullopt;
-  if (auto exact = dyn_cast<arith::ShRUIOp>(op); exact && exact.getIsExact())
+  bool exact = llvm::TypeSwitch<Operation *, bool>(op)
+                   .Case<arith::DivSIOp, arith::DivUIOp, arith::ShRSIOp, arith::ShRUIOp>(
+                       [](auto o) { return bool(o.getIsExact()); })
+                   .Default(false);
+  if (exact)
     return std::nullopt;
   if (auto rounding = dyn_cast<arith::ArithRoundingModeInterface>(op); rounding && rounding.getRoundingModeAttr())
     return std::nullopt;
@@ -137,7 +136,7 @@ std::optional<TwinAttrs> twinAttrs(Operation *op, const Names &names) {
 // value or predicate without an attribute dictionary); null for other ops
 // and for the predicates not spelled alike (arith's "false" and "true" are
 // LLVM's "_false" and "_true": left to the conversion).
-Operation *builtTwin(Operation *op, OpBuilder &b, const TwinAttrs &attrs) {
+Operation *builtTwin(Operation *op, OpBuilder &b, const TwinAttrs &attrs, const Names &names) {
   Location loc = op->getLoc();
   if (auto constant = dyn_cast<arith::ConstantOp>(op))
     return LLVM::ConstantOp::create(b, loc, constant.getType(), constant.getValue());
@@ -150,7 +149,7 @@ Operation *builtTwin(Operation *op, OpBuilder &b, const TwinAttrs &attrs) {
     if (!p)
       return nullptr;
     auto fcmp = LLVM::FCmpOp::create(b, loc, cmp.getType(), *p, cmp.getLhs(), cmp.getRhs());
-    if (Attribute flags = attrs.attrs.get("fastmathFlags"))
+    if (Attribute flags = attrs.attrs.get(names.fastmathFlags))
       fcmp.setFastmathFlagsAttr(cast<LLVM::FastmathFlagsAttr>(flags));
     return fcmp;
   }
@@ -189,7 +188,7 @@ bool rewriteOp(Operation *op, OpBuilder &b, const Names &names) {
   b.setInsertionPoint(op);
   Operation *replacement = nullptr;
   if (isa<arith::ConstantOp, arith::CmpIOp, arith::CmpFOp>(op)) {
-    replacement = builtTwin(op, b, *attrs);
+    replacement = builtTwin(op, b, *attrs, names);
     if (!replacement)
       return false;
   } else {
