@@ -3,6 +3,7 @@
 #include "KernelLowering.h"
 #include "NVVMBuilders.h"
 #include "DirectToLLVM.h"
+#include "StructuredToCF.h"
 #include "../codegen/ValueMajorOrder.h"
 #include "../target/Target.h"
 
@@ -651,17 +652,20 @@ LogicalResult lowerTileToLLVM(ModuleOp module, const Target &target) {
   // No verifier after these two passes: megac verifies the tile IR once after
   // its passes and LLVM verifies the module it translates (each verification
   // walks the whole kernel: ~1.5 ms of attention's compile).
-  PassManager structured(ctx);
-  structured.enableVerifier(false);
-  structured.addPass(createSCFToControlFlowPass());
-  if (failed(structured.run(module)))
-    return failure();
-  // arith, math and cf to LLVM: one walk rewrites every op it knows
-  // (DirectToLLVM.h); MLIR's dialect conversion, in one walk for the three
-  // dialects and with the driver that keeps no rollback state, takes any op
-  // left (MEGAC_DIRECT_TO_LLVM=none: all of them, for the identity test).
+  // scf to cf, then arith, math and cf to LLVM: one walk each rewrites
+  // every op it knows (StructuredToCF.h, DirectToLLVM.h); MLIR's pass and
+  // dialect conversion (in one walk for the three dialects and with the
+  // driver that keeps no rollback state) take any op left
+  // (MEGAC_DIRECT_TO_LLVM=none: all of them, for the identity test).
   const char *direct = std::getenv("MEGAC_DIRECT_TO_LLVM");
   bool directly = !(direct && llvm::StringRef(direct) == "none");
+  if (!directly || !lowerStructuredControlFlow(module)) {
+    PassManager structured(ctx);
+    structured.enableVerifier(false);
+    structured.addPass(createSCFToControlFlowPass());
+    if (failed(structured.run(module)))
+      return failure();
+  }
   if (!directly || rewriteToLLVMDirectly(module)) {
     LLVMTypeConverter converter(ctx);
     RewritePatternSet patterns(ctx);

@@ -244,25 +244,35 @@ CompileResult compile(const CompileOptions &options) {
     }
   }
 
-  std::vector<std::unique_ptr<fe::Module>> specialized;
-  VariantBodies variantBodies;
-  if (!specializeVariants(*mod, options.path, options.defines, sm, diags,
-                          specialized, variantBodies))
-    return finish();
-  // --emit ast needs nothing further: the source and every variant checked.
+  // Threads for the variants' analyses, which run while the MLIR context is
+  // built, and for the tile passes, which run on each kernel and variant
+  // apart; created before the context, which must not outlive them.
   auto stopHere = [&](CompileOptions::Stage stage) { return options.lastStage == stage; };
-  if (stopHere(CompileOptions::Stage::Ast))
-    return finishDone();
-
+  std::optional<llvm::DefaultThreadPool> threads;
+  if (unsigned n = kernelThreads(); n > 1 && !options.printIRAfterAll)
+    threads.emplace(llvm::hardware_concurrency(n));
+  VariantSpecializer specializer(*mod, options.path, options.defines, sm,
+                                 threads ? &*threads : nullptr);
   DialectRegistry registry;
   registry.insert<tile::TileDialect>();
   registerLoweringDialects(registry);
   registerTranslationDialects(registry);
-  // Threads for the tile passes, which run on each kernel and variant apart;
-  // created before the context, which must not outlive them.
-  std::optional<llvm::DefaultThreadPool> passThreads;
-  MLIRContext ctx(registry, MLIRContext::Threading::DISABLED);
-  ctx.loadAllAvailableDialects();
+  // Built only past --emit ast (which needs no MLIR), in place.
+  std::optional<MLIRContext> context;
+  if (!stopHere(CompileOptions::Stage::Ast)) {
+    context.emplace(registry, MLIRContext::Threading::DISABLED);
+    context->loadAllAvailableDialects();
+  }
+
+  std::vector<std::unique_ptr<fe::Module>> specialized;
+  VariantBodies variantBodies;
+  if (!specializer.finish(diags, specialized, variantBodies))
+    return finish();
+  // --emit ast needs nothing further: the source and every variant checked.
+  if (stopHere(CompileOptions::Stage::Ast))
+    return finishDone();
+
+  MLIRContext &ctx = *context;
   // Users see their source line and a caret, not the IR of the failing op.
   ctx.printOpOnDiagnostic(false);
   DiagnosticBridge bridge(ctx, sm, diags);
@@ -298,10 +308,8 @@ CompileResult compile(const CompileOptions &options) {
 
   // Only now: building the IR above on a context with threads would pay
   // for their locks.
-  if (unsigned threads = kernelThreads(); threads > 1 && !options.printIRAfterAll) {
-    passThreads.emplace(llvm::hardware_concurrency(threads));
-    ctx.setThreadPool(*passThreads);
-  }
+  if (threads)
+    ctx.setThreadPool(*threads);
   for (const Target *target : targets) {
     auto t0 = Clock::now();
     TargetOutput out;

@@ -29,46 +29,69 @@ std::string describeConstants(const fe::Variant &v) {
 
 } // namespace
 
-bool specializeVariants(const fe::Module &mod, const std::string &path,
-                        const fe::Defines &defines, fe::SourceManager &sm,
-                        fe::DiagnosticEngine &diags,
-                        std::vector<std::unique_ptr<fe::Module>> &keep,
-                        VariantBodies &bodies) {
-  bool ok = true;
+VariantSpecializer::VariantSpecializer(const fe::Module &mod, const std::string &path,
+                                       const fe::Defines &defines, fe::SourceManager &sm,
+                                       llvm::ThreadPoolInterface *threads)
+    : path_(path), defines_(defines), sm_(sm) {
   for (const fe::KernelDecl &k : mod.kernels())
-    for (const fe::Variant &v : k.variants) {
-      if (v.constants.empty())
-        continue;
-      fe::Defines withVariant = defines;
-      for (const auto &[name, value] : v.constants)
-        withVariant[name] = std::to_string(value);
-      std::string what = "variant '" + v.name + "' (" + describeConstants(v) + ")";
-      fe::DiagnosticEngine local(sm);
-      std::unique_ptr<fe::Module> spec =
-          fe::parseAndAnalyze(sm, path, withVariant, local);
-      if (!spec || local.hasErrors()) {
-        for (const fe::Diagnostic &d : local.diagnostics())
-          if (d.severity == fe::Severity::Error)
-            diags.error(d.range, "in " + what + ": " + d.message, d.hint);
-        diags.note(v.range, what + " is declared here");
-        ok = false;
-        continue;
-      }
-      const fe::KernelDecl *body = spec->findKernel(k.name);
-      auto before = launchInterface(k), after = launchInterface(*body);
-      for (size_t i = 0; i < before.size(); ++i)
-        if (before[i] != after[i]) {
-          diags.error(v.range,
-                      what + " changes the " + before[i].first + " from '" +
-                          before[i].second + "' to '" + after[i].second + "'",
-                      "a variant's constants may change the kernel body and its grid; the "
-                      "parameter shapes are the kernel's (one manifest entry)");
-          ok = false;
-          break;
-        }
-      bodies[variantSymbol(k.name, v.name)] = body;
-      keep.push_back(std::move(spec));
+    for (const fe::Variant &v : k.variants)
+      if (!v.constants.empty())
+        jobs_.push_back({&k, &v, std::make_unique<fe::DiagnosticEngine>(sm), nullptr});
+  if (!threads || jobs_.empty())
+    return;
+  running_.emplace(*threads);
+  for (Job &job : jobs_)
+    running_->async([this, &job] { analyze(job); });
+}
+
+VariantSpecializer::~VariantSpecializer() {
+  if (running_)
+    running_->wait();
+}
+
+void VariantSpecializer::analyze(Job &job) {
+  fe::Defines withVariant = defines_;
+  for (const auto &[name, value] : job.variant->constants)
+    withVariant[name] = std::to_string(value);
+  job.module = fe::parseAndAnalyze(sm_, path_, withVariant, *job.diags);
+}
+
+bool VariantSpecializer::finish(fe::DiagnosticEngine &diags,
+                                std::vector<std::unique_ptr<fe::Module>> &keep,
+                                VariantBodies &bodies) {
+  if (running_)
+    running_->wait();
+  bool ok = true;
+  for (Job &job : jobs_) {
+    if (!running_)
+      analyze(job);
+    const fe::KernelDecl &k = *job.kernel;
+    const fe::Variant &v = *job.variant;
+    std::string what = "variant '" + v.name + "' (" + describeConstants(v) + ")";
+    if (!job.module || job.diags->hasErrors()) {
+      for (const fe::Diagnostic &d : job.diags->diagnostics())
+        if (d.severity == fe::Severity::Error)
+          diags.error(d.range, "in " + what + ": " + d.message, d.hint);
+      diags.note(v.range, what + " is declared here");
+      ok = false;
+      continue;
     }
+    const fe::KernelDecl *body = job.module->findKernel(k.name);
+    auto before = launchInterface(k), after = launchInterface(*body);
+    for (size_t i = 0; i < before.size(); ++i)
+      if (before[i] != after[i]) {
+        diags.error(v.range,
+                    what + " changes the " + before[i].first + " from '" +
+                        before[i].second + "' to '" + after[i].second + "'",
+                    "a variant's constants may change the kernel body and its grid; the "
+                    "parameter shapes are the kernel's (one manifest entry)");
+        ok = false;
+        break;
+      }
+    bodies[variantSymbol(k.name, v.name)] = body;
+    keep.push_back(std::move(job.module));
+  }
+  jobs_.clear();
   return ok;
 }
 

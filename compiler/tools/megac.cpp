@@ -44,8 +44,8 @@ With no -o and no --emit, megac prints one row per kernel, variant and target:
 the registers estimated from the tile layouts (est), then ptxas's registers,
 spills, stack, shared memory and compile time.
 
-Environment: MEGAC_THREADS (threads that compile a module's kernels; default:
-the hardware's), MEGAC_PASS_SKIPS (none: LLVM's full pipelines, without the
+Environment: MEGAC_THREADS (threads that analyze variants and compile a
+module's kernels; default: the hardware's), MEGAC_PASS_SKIPS (none: LLVM's full pipelines, without the
 pass runs megac skips because they change no PTX), MEGAC_LARGE_PASS_SKIPS
 (none: without those it skips on large functions only), MEGAC_COSTLY_PASS_SKIPS
 (none: without the runs it skips on large functions for their compile time,
