@@ -2,6 +2,9 @@
 #include "VariantSpecialization.h"
 
 #include "frontend/ASTPrinter.h"
+#include "frontend/Sema.h"
+
+#include <algorithm>
 
 #include <utility>
 
@@ -53,7 +56,18 @@ void VariantSpecializer::analyze(Job &job) {
   fe::Defines withVariant = defines_;
   for (const auto &[name, value] : job.variant->constants)
     withVariant[name] = std::to_string(value);
-  job.module = fe::parseAndAnalyze(sm_, path_, withVariant, *job.diags);
+  job.module = fe::parseModule(sm_, path_, *job.diags);
+  if (!job.module)
+    return;
+  // Only the variant's own kernel: the constants are its, and the file's
+  // other kernels were checked with theirs (an error there under this
+  // variant's values would not be the variant's).
+  auto &kernels = job.module->kernels();
+  kernels.erase(std::remove_if(kernels.begin(), kernels.end(),
+                               [&](const fe::KernelDecl &k) { return k.name != job.kernel->name; }),
+                kernels.end());
+  if (!fe::analyzeModule(*job.module, withVariant, *job.diags))
+    job.module.reset();
 }
 
 bool VariantSpecializer::finish(fe::DiagnosticEngine &diags,

@@ -17,8 +17,8 @@ namespace megac {
 
 /// Variants that give constants other values (`@variant(small, BLOCK =
 /// 2048, ...)`) are analyzed again with those values, like -D: each parses
-/// and checks the whole file again, the frontend's largest part for a kernel
-/// with variants. The constructor starts those analyses on `threads` (none:
+/// the file again and checks its own kernel (the file's other kernels keep
+/// their constants), the frontend's largest part for a kernel with variants. The constructor starts those analyses on `threads` (none:
 /// finish() runs them), so that they run while the driver builds its MLIR
 /// context; finish() waits for them.
 ///
