@@ -5,7 +5,6 @@
 #include "frontend/Sema.h"
 
 #include <algorithm>
-
 #include <utility>
 
 namespace megac {
