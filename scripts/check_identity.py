@@ -5,9 +5,10 @@ if any output differs. Run by ctest:
   own_libdevice_identity   MEGAC_OWN_LIBDEVICE=none: megac's own copies of libdevice functions
                            (compiler/codegen/LibdeviceInHouse.cpp) print the PTX that linking them from
                            libdevice.10.bc prints
-  direct_to_llvm_identity  MEGAC_DIRECT_TO_LLVM=none --emit llvm ptx: the one-walk rewrite of arith, math and cf
-                           into the LLVM dialect (compiler/conversion/DirectToLLVM.h) gives the LLVM dialect, and
-                           so the PTX, that MLIR's dialect conversion gives
+  direct_to_llvm_identity  MEGAC_DIRECT_TO_LLVM=none --emit llvm ptx: the one-walk rewrites of scf into cf
+                           (compiler/conversion/StructuredToCF.h) and of arith, math and cf into the LLVM dialect
+                           (compiler/conversion/DirectToLLVM.h) give the LLVM dialect, and so the PTX, that MLIR's
+                           SCF-to-ControlFlow pass and dialect conversion give
   usage: scripts/check_identity.py VAR=VALUE [--emit ptx] [--emit llvm] [--megac build/compiler/tools/megac]
                                    [--jobs N]
 """

@@ -49,9 +49,9 @@ module's kernels; default: the hardware's), MEGAC_PASS_SKIPS (none: LLVM's full 
 pass runs megac skips because they change no PTX), MEGAC_LARGE_PASS_SKIPS
 (none: without those it skips on large functions only), MEGAC_COSTLY_PASS_SKIPS
 (none: without the runs it skips on large functions for their compile time,
-which change the PTX), MEGAC_DIRECT_TO_LLVM (none: arith, math and cf go to
-the LLVM dialect through MLIR's dialect conversion, not megac's one walk: the
-same IR), MEGAC_TIME_PASSES (1: LLVM's pass timers, a line a
+which change the PTX), MEGAC_DIRECT_TO_LLVM (none: scf goes to cf, and
+arith, math and cf to the LLVM dialect, through MLIR's pass and dialect
+conversion, not megac's walks: the same IR), MEGAC_TIME_PASSES (1: LLVM's pass timers, a line a
 pass, to stderr; 2: a line a pass run), MEGAC_LIBDEVICE, MEGAC_OWN_LIBDEVICE
 (none: link every libdevice function from libdevice, none written by megac),
 MEGAC_PTXAS, CUDA_HOME.
