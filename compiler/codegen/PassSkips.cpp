@@ -119,8 +119,8 @@ bool PassSkips::shouldRun(llvm::StringRef pass, llvm::StringRef unit) {
   if (logging)
     log += key + (onLarge ? "\tlarge\n" : "\n");
   auto skippedPass = passSkippedOn.find(pass);
-  bool costly = skippedPass != passSkippedOn.end() && skippedPass->second.contains(function);
-  if (!keys.contains(key) && !(onLarge && largeKeys.contains(key)) && !costly)
+  bool passSkippedHere = skippedPass != passSkippedOn.end() && skippedPass->second.contains(function);
+  if (!keys.contains(key) && !(onLarge && largeKeys.contains(key)) && !passSkippedHere)
     return true;
   ++numSkipped;
   return false;

@@ -135,13 +135,7 @@ bool selectKernels(fe::Module &mod, const std::vector<std::string> &wanted,
       diags.error({}, "no kernel '" + name + "' in this file", "its kernels: " + known);
       ok = false;
     }
-  auto &kernels = mod.kernels();
-  kernels.erase(std::remove_if(kernels.begin(), kernels.end(),
-                               [&](const fe::KernelDecl &k) {
-                                 return std::find(wanted.begin(), wanted.end(), k.name) ==
-                                        wanted.end();
-                               }),
-                kernels.end());
+  mod.keepKernels(wanted);
   return ok;
 }
 

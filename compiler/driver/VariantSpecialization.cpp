@@ -4,7 +4,6 @@
 #include "frontend/ASTPrinter.h"
 #include "frontend/Sema.h"
 
-#include <algorithm>
 #include <utility>
 
 namespace megac {
@@ -61,10 +60,7 @@ void VariantSpecializer::analyze(Job &job) {
   // Only the variant's own kernel: the constants are its, and the file's
   // other kernels were checked with theirs (an error there under this
   // variant's values would not be the variant's).
-  auto &kernels = job.module->kernels();
-  kernels.erase(std::remove_if(kernels.begin(), kernels.end(),
-                               [&](const fe::KernelDecl &k) { return k.name != job.kernel->name; }),
-                kernels.end());
+  job.module->keepKernels({job.kernel->name});
   if (!fe::analyzeModule(*job.module, withVariant, *job.diags))
     job.module.reset();
 }

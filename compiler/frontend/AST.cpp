@@ -1,6 +1,8 @@
 //===- AST.cpp - Spellings, lookup and cloning of AST nodes ---------------===//
 #include "frontend/AST.h"
 
+#include <algorithm>
+
 namespace megac::fe {
 
 TypeRef::TypeRef() = default;
@@ -52,6 +54,15 @@ const KernelDecl *Module::findKernel(const std::string &name) const {
     if (k.name == name)
       return &k;
   return nullptr;
+}
+
+void Module::keepKernels(const std::vector<std::string> &names) {
+  auto &all = kernels();
+  all.erase(std::remove_if(all.begin(), all.end(),
+                           [&](const KernelDecl &k) {
+                             return std::find(names.begin(), names.end(), k.name) == names.end();
+                           }),
+            all.end());
 }
 
 //===----------------------------------------------------------------------===//

@@ -554,6 +554,9 @@ struct Module {
   std::vector<KernelDecl> &kernels() { return root().kernels; }
   const std::vector<KernelDecl> &kernels() const { return root().kernels; }
   const KernelDecl *findKernel(const std::string &name) const;
+  /// Drops the root file's kernels not named in `names` (--kernel; a
+  /// variant's own analysis).
+  void keepKernels(const std::vector<std::string> &names);
 };
 
 /// Deep copy of a parsed (not yet analyzed) tree; used to inline helpers.
