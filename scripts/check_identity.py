@@ -8,7 +8,11 @@ if any output differs. Run by ctest:
   direct_to_llvm_identity  MEGAC_DIRECT_TO_LLVM=none --emit llvm ptx: the one-walk rewrites of scf into cf
                            (compiler/conversion/StructuredToCF.h) and of arith, math and cf into the LLVM dialect
                            (compiler/conversion/DirectToLLVM.h) give the LLVM dialect, and so the PTX, that MLIR's
-                           SCF-to-ControlFlow pass and dialect conversion give
+                           SCF-to-ControlFlow pass and dialect conversion give, and megac's translation of the
+                           LLVM dialect into LLVM IR (compiler/codegen/DirectTranslation.h) the PTX MLIR's
+                           translation gives
+  direct_translation_identity  MEGAC_DIRECT_TO_LLVM=check: every compile translates both ways and fails if the
+                           two LLVM IR modules print differently
   usage: scripts/check_identity.py VAR=VALUE [--emit ptx] [--emit llvm] [--megac build/compiler/tools/megac]
                                    [--jobs N]
 """

@@ -1,4 +1,5 @@
 #include "PTXEmitter.h"
+#include "DirectTranslation.h"
 #include "LibdeviceInHouse.h"
 #include "PassSkips.h"
 #include "PassTimes.h"
@@ -259,6 +260,43 @@ std::unique_ptr<llvm::TargetMachine> makeMachine(const Target &target, std::stri
   return machine;
 }
 
+std::string printed(const llvm::Module &module) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module.print(os, nullptr);
+  return text;
+}
+
+// The LLVM dialect module in LLVM IR: megac's direct translation, MLIR's
+// where it declines (DirectTranslation.h). MEGAC_DIRECT_TO_LLVM=none: MLIR's
+// always; =check: both, an error if they print differently and a remark if
+// the direct one declines (ctest direct_translation_identity, lit
+// codegen/direct-translation.mega).
+FailureOr<std::unique_ptr<llvm::Module>> translate(ModuleOp module, llvm::LLVMContext &context,
+                                                   Location loc) {
+  const char *env = std::getenv("MEGAC_DIRECT_TO_LLVM");
+  std::string mode = env ? env : "";
+  std::unique_ptr<llvm::Module> direct;
+  if (mode != "none")
+    direct = translateDirectly(module, context);
+  if (direct && mode != "check")
+    return direct;
+  // Verified once, after libdevice is linked (the translation's own
+  // verification walked the same module again: ~1 ms of attention's 32-row
+  // variant).
+  std::unique_ptr<llvm::Module> viaMLIR =
+      translateModuleToLLVMIR(module, context, "megac", /*disableVerification=*/true);
+  if (!viaMLIR)
+    return emitError(loc, "translation to LLVM IR failed");
+  if (mode == "check" && !direct)
+    emitRemark(loc, "MEGAC_DIRECT_TO_LLVM=check: the direct translation declined this module "
+                    "(an op or attribute it does not know); MLIR's translated it");
+  if (direct && printed(*direct) != printed(*viaMLIR))
+    return emitError(loc, "internal: the direct translation to LLVM IR differs from MLIR's "
+                          "(MEGAC_DIRECT_TO_LLVM=check)");
+  return viaMLIR;
+}
+
 // O3, the variants that are compiled as clones of their kernel, the
 // value-major order and NVPTX: `module`'s PTX (and optimized IR, when kept)
 // into `out`, with the time of the two phases.
@@ -337,13 +375,10 @@ FailureOr<PTXOutput> emitPTX(ModuleOp module, const Target &target,
   auto start = Clock::now();
   Location loc = module.getLoc();
   llvm::LLVMContext llvmContext;
-  // Verified once, below, after libdevice is linked (the translation's own
-  // verification walked the same module again: ~1 ms of attention's 32-row
-  // variant).
-  auto llvmModule = translateModuleToLLVMIR(module, llvmContext, "megac",
-                                            /*disableVerification=*/true);
-  if (!llvmModule)
-    return emitError(loc, "translation to LLVM IR failed");
+  FailureOr<std::unique_ptr<llvm::Module>> translated = translate(module, llvmContext, loc);
+  if (failed(translated))
+    return failure();
+  std::unique_ptr<llvm::Module> llvmModule = std::move(*translated);
 
   std::string error;
   std::unique_ptr<llvm::TargetMachine> machine = makeMachine(target, error);

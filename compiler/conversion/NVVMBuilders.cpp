@@ -3,6 +3,8 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 
+#include "llvm/IR/IntrinsicsNVPTX.h"
+
 using namespace mlir;
 
 namespace megac::nvvm {
@@ -57,6 +59,26 @@ Value shuffleIdx(OpBuilder &b, Location loc, Value v, Value srcLane) {
 
 void barrier(OpBuilder &b, Location loc) { NVVM::Barrier0Op::create(b, loc); }
 
+std::optional<unsigned> shuffleIntrinsic(Operation *op) {
+  auto shfl = dyn_cast<NVVM::ShflOp>(op);
+  if (!shfl || shfl.getReturnValueAndIsValid() || !op->getDiscardableAttrDictionary().empty())
+    return std::nullopt;
+  bool f32 = shfl.getType().isF32();
+  if (!f32 && !shfl.getType().isInteger(32))
+    return std::nullopt;
+  switch (shfl.getKind()) {
+  case NVVM::ShflKind::bfly:
+    return f32 ? llvm::Intrinsic::nvvm_shfl_sync_bfly_f32 : llvm::Intrinsic::nvvm_shfl_sync_bfly_i32;
+  case NVVM::ShflKind::idx:
+    return f32 ? llvm::Intrinsic::nvvm_shfl_sync_idx_f32 : llvm::Intrinsic::nvvm_shfl_sync_idx_i32;
+  case NVVM::ShflKind::up:
+    return f32 ? llvm::Intrinsic::nvvm_shfl_sync_up_f32 : llvm::Intrinsic::nvvm_shfl_sync_up_i32;
+  case NVVM::ShflKind::down:
+    return f32 ? llvm::Intrinsic::nvvm_shfl_sync_down_f32 : llvm::Intrinsic::nvvm_shfl_sync_down_i32;
+  }
+  return std::nullopt;
+}
+
 // A side-effecting instruction with a memory clobber: it keeps its place
 // among the loads and stores.
 static void gridDependencyControl(OpBuilder &b, Location loc, const char *instruction) {
@@ -93,6 +115,36 @@ Value f32x2ToF4x2(OpBuilder &b, Location loc, Value hi, Value lo) {
 Value f8x2ToF16x2(OpBuilder &b, Location loc, Value pair, Type f8Type) {
   return NVVM::ConvertF8x2ToF16x2Op::create(b, 
       loc, VectorType::get({2}, b.getF16Type()), pair, false, f8Type);
+}
+
+std::optional<ConversionIntrinsic> conversionIntrinsic(Operation *op) {
+  if (!op->getDiscardableAttrDictionary().empty())
+    return std::nullopt;
+  if (auto cvt = dyn_cast<NVVM::ConvertF32x2ToF8x2Op>(op)) {
+    if (cvt.getRnd() != NVVM::FPRoundingMode::RN || cvt.getSat() != NVVM::SaturationMode::SATFINITE ||
+        cvt.getRelu() || !cvt.getType().isInteger(16))
+      return std::nullopt;
+    if (isa<Float8E4M3FNType>(cvt.getDstTy()))
+      return ConversionIntrinsic{llvm::Intrinsic::nvvm_ff_to_e4m3x2_rn};
+    if (isa<Float8E5M2Type>(cvt.getDstTy()))
+      return ConversionIntrinsic{llvm::Intrinsic::nvvm_ff_to_e5m2x2_rn};
+    return std::nullopt;
+  }
+  if (auto cvt = dyn_cast<NVVM::ConvertF32x2ToF4x2Op>(op)) {
+    if (cvt.getRelu() || !cvt.getType().isInteger(8) || !isa<Float4E2M1FNType>(cvt.getDstTy()))
+      return std::nullopt;
+    return ConversionIntrinsic{llvm::Intrinsic::nvvm_ff_to_e2m1x2_rn_satfinite, false, true};
+  }
+  if (auto cvt = dyn_cast<NVVM::ConvertF8x2ToF16x2Op>(op)) {
+    if (cvt.getRelu())
+      return std::nullopt;
+    if (isa<Float8E4M3FNType>(cvt.getSrcType()))
+      return ConversionIntrinsic{llvm::Intrinsic::nvvm_e4m3x2_to_f16x2_rn, true};
+    if (isa<Float8E5M2Type>(cvt.getSrcType()))
+      return ConversionIntrinsic{llvm::Intrinsic::nvvm_e5m2x2_to_f16x2_rn, true};
+    return std::nullopt;
+  }
+  return std::nullopt;
 }
 
 void setKernelAttributes(LLVM::LLVMFuncOp func, unsigned maxThreads,

@@ -5,6 +5,8 @@
 
 #include "mlir/IR/Builders.h"
 
+#include <optional>
+
 namespace mlir {
 class DialectRegistry;
 namespace LLVM {
@@ -49,6 +51,23 @@ mlir::Value f8x2ToF16x2(mlir::OpBuilder &b, mlir::Location loc,
 
 /// rcp.approx.ftz.f32: 1 / x within 1 ulp (flushing subnormals).
 mlir::Value rcpApprox(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x);
+
+/// The NVVM intrinsic (llvm::Intrinsic::ID) that an nvvm.shfl.sync op without
+/// the predicate result translates to, for codegen/DirectTranslation.h;
+/// nullopt for any other op.
+std::optional<unsigned> shuffleIntrinsic(mlir::Operation *op);
+
+/// How an fp8 or fp4 conversion op that f32x2ToF8x2, f32x2ToF4x2 or
+/// f8x2ToF16x2 made translates (as MLIR's translation translates it): one
+/// intrinsic call on the operands, its i16 operand a bitcast of the
+/// vector<2xi8> first (`packOperand`), its i16 result truncated to the op's i8
+/// (`truncateResult`); nullopt for any other op or form.
+struct ConversionIntrinsic {
+  unsigned id;
+  bool packOperand = false;
+  bool truncateResult = false;
+};
+std::optional<ConversionIntrinsic> conversionIntrinsic(mlir::Operation *op);
 
 /// Marks `func` as a kernel with its launch bounds (0 = unset).
 void setKernelAttributes(mlir::LLVM::LLVMFuncOp func, unsigned maxThreads,
