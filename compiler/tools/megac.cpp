@@ -51,7 +51,9 @@ pass runs megac skips because they change no PTX), MEGAC_LARGE_PASS_SKIPS
 (none: without the runs it skips on large functions for their compile time,
 which change the PTX), MEGAC_DIRECT_TO_LLVM (none: scf goes to cf, and
 arith, math and cf to the LLVM dialect, through MLIR's pass and dialect
-conversion, not megac's walks: the same IR), MEGAC_TIME_PASSES (1: LLVM's pass timers, a line a
+conversion, and the LLVM dialect to LLVM IR through MLIR's translation, not
+megac's walks: the same IR; check: both translations, an error if they
+differ), MEGAC_TIME_PASSES (1: LLVM's pass timers, a line a
 pass, to stderr; 2: a line a pass run), MEGAC_LIBDEVICE, MEGAC_OWN_LIBDEVICE
 (none: link every libdevice function from libdevice, none written by megac),
 MEGAC_PTXAS, CUDA_HOME.
