@@ -7,6 +7,7 @@
 #include "mlir/Target/LLVMIR/TypeToLLVM.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Analysis/TargetFolder.h"
@@ -39,16 +40,26 @@ llvm::FastMathFlags fastMath(LLVM::FastmathFlags f) {
 llvm::CmpInst::Predicate predicate(LLVM::ICmpPredicate p) {
   using P = LLVM::ICmpPredicate;
   switch (p) {
-  case P::eq: return llvm::CmpInst::ICMP_EQ;
-  case P::ne: return llvm::CmpInst::ICMP_NE;
-  case P::slt: return llvm::CmpInst::ICMP_SLT;
-  case P::sle: return llvm::CmpInst::ICMP_SLE;
-  case P::sgt: return llvm::CmpInst::ICMP_SGT;
-  case P::sge: return llvm::CmpInst::ICMP_SGE;
-  case P::ult: return llvm::CmpInst::ICMP_ULT;
-  case P::ule: return llvm::CmpInst::ICMP_ULE;
-  case P::ugt: return llvm::CmpInst::ICMP_UGT;
-  case P::uge: return llvm::CmpInst::ICMP_UGE;
+  case P::eq:
+    return llvm::CmpInst::ICMP_EQ;
+  case P::ne:
+    return llvm::CmpInst::ICMP_NE;
+  case P::slt:
+    return llvm::CmpInst::ICMP_SLT;
+  case P::sle:
+    return llvm::CmpInst::ICMP_SLE;
+  case P::sgt:
+    return llvm::CmpInst::ICMP_SGT;
+  case P::sge:
+    return llvm::CmpInst::ICMP_SGE;
+  case P::ult:
+    return llvm::CmpInst::ICMP_ULT;
+  case P::ule:
+    return llvm::CmpInst::ICMP_ULE;
+  case P::ugt:
+    return llvm::CmpInst::ICMP_UGT;
+  case P::uge:
+    return llvm::CmpInst::ICMP_UGE;
   }
   llvm_unreachable("unknown icmp predicate");
 }
@@ -58,6 +69,33 @@ llvm::CmpInst::Predicate predicate(LLVM::ICmpPredicate p) {
 llvm::CmpInst::Predicate predicate(LLVM::FCmpPredicate p) {
   static_assert(uint64_t(LLVM::FCmpPredicate::_true) == llvm::CmpInst::FCMP_TRUE);
   return llvm::CmpInst::Predicate(uint64_t(p));
+}
+
+// The ops that are one LLVM binary operator or cast of their operands and
+// have no flags of their own (fast-math flags come from the builder).
+std::optional<unsigned> plainOpcode(StringRef opName) {
+  using I = llvm::Instruction;
+  static const llvm::StringMap<unsigned> kOpcodes = {{"llvm.urem", I::URem},
+                                                     {"llvm.srem", I::SRem},
+                                                     {"llvm.and", I::And},
+                                                     {"llvm.xor", I::Xor},
+                                                     {"llvm.fadd", I::FAdd},
+                                                     {"llvm.fsub", I::FSub},
+                                                     {"llvm.fmul", I::FMul},
+                                                     {"llvm.fdiv", I::FDiv},
+                                                     {"llvm.frem", I::FRem},
+                                                     {"llvm.bitcast", I::BitCast},
+                                                     {"llvm.sext", I::SExt},
+                                                     {"llvm.fptrunc", I::FPTrunc},
+                                                     {"llvm.fpext", I::FPExt},
+                                                     {"llvm.sitofp", I::SIToFP},
+                                                     {"llvm.fptosi", I::FPToSI},
+                                                     {"llvm.fptoui", I::FPToUI},
+                                                     {"llvm.ptrtoint", I::PtrToInt},
+                                                     {"llvm.inttoptr", I::IntToPtr},
+                                                     {"llvm.addrspacecast", I::AddrSpaceCast}};
+  auto it = kOpcodes.find(opName);
+  return it == kOpcodes.end() ? std::nullopt : std::optional<unsigned>(it->second);
 }
 
 // The intrinsic ops the lowering makes, each overloaded on its result type
@@ -137,11 +175,10 @@ bool Translator::declareGlobal(LLVM::GlobalOp global) {
       global.getExternallyInitialized() || global.getComdat())
     return false;
   llvm::Type *t = type(global.getGlobalType());
-  auto *var = new llvm::GlobalVariable(*module, t, /*isConstant=*/false,
-                                       llvm::GlobalValue::InternalLinkage,
-                                       llvm::UndefValue::get(t), global.getSymName(),
-                                       /*InsertBefore=*/nullptr,
-                                       llvm::GlobalValue::NotThreadLocal, global.getAddrSpace());
+  auto *var = new llvm::GlobalVariable(
+      *module, t, /*isConstant=*/false, llvm::GlobalValue::InternalLinkage,
+      llvm::UndefValue::get(t), global.getSymName(),
+      /*InsertBefore=*/nullptr, llvm::GlobalValue::NotThreadLocal, global.getAddrSpace());
   if (std::optional<uint64_t> align = global.getAlignment())
     var->setAlignment(llvm::MaybeAlign(*align));
   return true;
@@ -155,8 +192,8 @@ bool Translator::declareFunction(LLVM::LLVMFuncOp func) {
       func.getVisibility_() != LLVM::Visibility::Default)
     return false;
   auto *fnType = cast<llvm::FunctionType>(type(func.getFunctionType()));
-  llvm::Function *f =
-      llvm::Function::Create(fnType, llvm::GlobalValue::ExternalLinkage, func.getSymName(), *module);
+  llvm::Function *f = llvm::Function::Create(fnType, llvm::GlobalValue::ExternalLinkage,
+                                             func.getSymName(), *module);
   // Parameters: only their alignment.
   if (ArrayAttr args = func.getArgAttrsAttr()) {
     for (auto [i, attrs] : llvm::enumerate(args.getAsRange<DictionaryAttr>())) {
@@ -216,8 +253,7 @@ llvm::Constant *Translator::constant(Type t, Attribute value) {
     auto vector = dyn_cast<llvm::FixedVectorType>(llvmType);
     if (!vector)
       return nullptr;
-    llvm::Constant *element =
-        constant(dense.getElementType(), dense.getSplatValue<Attribute>());
+    llvm::Constant *element = constant(dense.getElementType(), dense.getSplatValue<Attribute>());
     return element ? llvm::ConstantVector::getSplat(vector->getElementCount(), element) : nullptr;
   }
   return nullptr;
@@ -277,9 +313,7 @@ bool Translator::translateOp(Operation &op, Builder &b) {
   // MLIR's translation.
   if (!op.getDiscardableAttrDictionary().empty())
     return false;
-  auto intOverflow = [&](auto o) {
-    return std::pair(o.hasNoUnsignedWrap(), o.hasNoSignedWrap());
-  };
+  auto intOverflow = [&](auto o) { return std::pair(o.hasNoUnsignedWrap(), o.hasNoSignedWrap()); };
   auto result = [&](llvm::Value *v) {
     map(op.getResult(0), v);
     return true;
@@ -324,29 +358,22 @@ bool Translator::translateOp(Operation &op, Builder &b) {
       .Case([&](LLVM::AShrOp o) {
         return result(b.CreateAShr(value(o.getLhs()), value(o.getRhs()), "", o.getIsExact()));
       })
-      .Case([&](LLVM::URemOp o) { return result(b.CreateURem(value(o.getLhs()), value(o.getRhs()))); })
-      .Case([&](LLVM::SRemOp o) { return result(b.CreateSRem(value(o.getLhs()), value(o.getRhs()))); })
-      .Case([&](LLVM::AndOp o) { return result(b.CreateAnd(value(o.getLhs()), value(o.getRhs()))); })
       .Case([&](LLVM::OrOp o) {
         return result(b.CreateOr(value(o.getLhs()), value(o.getRhs()), "", o.getIsDisjoint()));
       })
-      .Case([&](LLVM::XOrOp o) { return result(b.CreateXor(value(o.getLhs()), value(o.getRhs()))); })
-      .Case([&](LLVM::FAddOp o) { return result(b.CreateFAdd(value(o.getLhs()), value(o.getRhs()))); })
-      .Case([&](LLVM::FSubOp o) { return result(b.CreateFSub(value(o.getLhs()), value(o.getRhs()))); })
-      .Case([&](LLVM::FMulOp o) { return result(b.CreateFMul(value(o.getLhs()), value(o.getRhs()))); })
-      .Case([&](LLVM::FDivOp o) { return result(b.CreateFDiv(value(o.getLhs()), value(o.getRhs()))); })
       .Case([&](LLVM::FNegOp o) { return result(b.CreateFNeg(value(o.getOperand()))); })
       .Case([&](LLVM::ICmpOp o) {
-        return result(b.CreateICmp(predicate(o.getPredicate()), value(o.getLhs()), value(o.getRhs())));
+        return result(
+            b.CreateICmp(predicate(o.getPredicate()), value(o.getLhs()), value(o.getRhs())));
       })
       .Case([&](LLVM::FCmpOp o) {
-        return result(b.CreateFCmp(predicate(o.getPredicate()), value(o.getLhs()), value(o.getRhs())));
+        return result(
+            b.CreateFCmp(predicate(o.getPredicate()), value(o.getLhs()), value(o.getRhs())));
       })
       .Case([&](LLVM::SelectOp o) {
         return result(b.CreateSelect(value(o.getCondition()), value(o.getTrueValue()),
                                      value(o.getFalseValue())));
       })
-      .Case([&](LLVM::BitcastOp o) { return result(b.CreateBitCast(value(o.getArg()), type(o.getType()))); })
       .Case([&](LLVM::TruncOp o) {
         auto [nuw, nsw] = intOverflow(o);
         return result(b.CreateTrunc(value(o.getArg()), type(o.getType()), "", nuw, nsw));
@@ -354,17 +381,9 @@ bool Translator::translateOp(Operation &op, Builder &b) {
       .Case([&](LLVM::ZExtOp o) {
         return result(b.CreateZExt(value(o.getArg()), type(o.getType()), "", o.getNonNeg()));
       })
-      .Case([&](LLVM::SExtOp o) { return result(b.CreateSExt(value(o.getArg()), type(o.getType()))); })
-      .Case([&](LLVM::FPTruncOp o) { return result(b.CreateFPTrunc(value(o.getArg()), type(o.getType()))); })
-      .Case([&](LLVM::FPExtOp o) { return result(b.CreateFPExt(value(o.getArg()), type(o.getType()))); })
-      .Case([&](LLVM::SIToFPOp o) { return result(b.CreateSIToFP(value(o.getArg()), type(o.getType()))); })
       .Case([&](LLVM::UIToFPOp o) {
         return result(b.CreateUIToFP(value(o.getArg()), type(o.getType()), "", o.getNonNeg()));
       })
-      .Case([&](LLVM::FPToSIOp o) { return result(b.CreateFPToSI(value(o.getArg()), type(o.getType()))); })
-      .Case([&](LLVM::FPToUIOp o) { return result(b.CreateFPToUI(value(o.getArg()), type(o.getType()))); })
-      .Case([&](LLVM::PtrToIntOp o) { return result(b.CreatePtrToInt(value(o.getArg()), type(o.getType()))); })
-      .Case([&](LLVM::IntToPtrOp o) { return result(b.CreateIntToPtr(value(o.getArg()), type(o.getType()))); })
       .Case([&](LLVM::ExtractValueOp o) {
         llvm::SmallVector<unsigned> position(o.getPosition().begin(), o.getPosition().end());
         return result(b.CreateExtractValue(value(o.getContainer()), position));
@@ -388,7 +407,7 @@ bool Translator::translateOp(Operation &op, Builder &b) {
         auto dynamic = o.getDynamicIndices().begin();
         for (int32_t index : o.getRawConstantIndices())
           indices.push_back(index == LLVM::GEPOp::kDynamicIndex ? value(*dynamic++)
-                                                                 : b.getInt32(index));
+                                                                : b.getInt32(index));
         return result(b.CreateGEP(type(o.getElemType()), value(o.getBase()), indices, "",
                                   llvm::GEPNoWrapFlags::fromRaw(uint32_t(o.getNoWrapFlags()))));
       })
@@ -417,12 +436,12 @@ bool Translator::translateOp(Operation &op, Builder &b) {
         std::optional<StringRef> callee = o.getCallee();
         llvm::Function *f = callee ? module->getFunction(*callee) : nullptr;
         if (!f || o.getCConv() != LLVM::cconv::CConv::C ||
-            o.getTailCallKind() != LLVM::tailcallkind::TailCallKind::None ||
-            o.getArgAttrsAttr() || o.getResAttrsAttr() || o.getOpBundleTagsAttr() ||
-            o.getMemoryEffectsAttr() || o.getConvergent() || o.getNoUnwind() ||
-            o.getWillReturn() || o.getNoInline() || o.getAlwaysInline() || o.getInlineHint() ||
-            o.getAccessGroupsAttr() || o.getAliasScopesAttr() || o.getNoaliasScopesAttr() ||
-            o.getTbaaAttr() || o.getVarCalleeTypeAttr())
+            o.getTailCallKind() != LLVM::tailcallkind::TailCallKind::None || o.getArgAttrsAttr() ||
+            o.getResAttrsAttr() || o.getOpBundleTagsAttr() || o.getMemoryEffectsAttr() ||
+            o.getConvergent() || o.getNoUnwind() || o.getWillReturn() || o.getNoInline() ||
+            o.getAlwaysInline() || o.getInlineHint() || o.getAccessGroupsAttr() ||
+            o.getAliasScopesAttr() || o.getNoaliasScopesAttr() || o.getTbaaAttr() ||
+            o.getVarCalleeTypeAttr())
           return false;
         llvm::CallInst *c = b.CreateCall(f, valuesOf(o.getArgOperands()));
         return o->getNumResults() == 0 || result(c);
@@ -434,8 +453,8 @@ bool Translator::translateOp(Operation &op, Builder &b) {
         llvm::SmallVector<llvm::Type *> argTypes;
         for (Value arg : o.getArgs())
           argTypes.push_back(type(arg.getType()));
-        llvm::Type *resultType = o->getNumResults() ? type(o->getResult(0).getType())
-                                                    : llvm::Type::getVoidTy(context);
+        llvm::Type *resultType =
+            o->getNumResults() ? type(o->getResult(0).getType()) : llvm::Type::getVoidTy(context);
         llvm::SmallVector<llvm::Type *> overloads;
         if (!llvm::Intrinsic::getIntrinsicSignature(
                 id, llvm::FunctionType::get(resultType, argTypes, false), overloads))
@@ -451,8 +470,8 @@ bool Translator::translateOp(Operation &op, Builder &b) {
         llvm::SmallVector<llvm::Type *> argTypes;
         for (Value arg : o.getOperands())
           argTypes.push_back(type(arg.getType()));
-        llvm::Type *resultType = o->getNumResults() ? type(o->getResult(0).getType())
-                                                    : llvm::Type::getVoidTy(context);
+        llvm::Type *resultType =
+            o->getNumResults() ? type(o->getResult(0).getType()) : llvm::Type::getVoidTy(context);
         auto *fnType = llvm::FunctionType::get(resultType, argTypes, false);
         llvm::InlineAsm *asmCode =
             o.getAsmDialect()
@@ -486,11 +505,20 @@ bool Translator::translateOp(Operation &op, Builder &b) {
         return true;
       })
       .Default([&](Operation *other) {
-        llvm::Intrinsic::ID id = resultOverloadedIntrinsic(other->getName().getStringRef());
+        StringRef name = other->getName().getStringRef();
+        if (std::optional<unsigned> opcode = plainOpcode(name)) {
+          llvm::Value *in = value(other->getOperand(0));
+          llvm::Type *resultType = type(other->getResult(0).getType());
+          if (llvm::Instruction::isCast(*opcode))
+            return result(b.CreateCast(llvm::Instruction::CastOps(*opcode), in, resultType));
+          return result(b.CreateBinOp(llvm::Instruction::BinaryOps(*opcode), in,
+                                      value(other->getOperand(1))));
+        }
+        llvm::Intrinsic::ID id = resultOverloadedIntrinsic(name);
         if (id == llvm::Intrinsic::not_intrinsic || other->getNumResults() != 1)
           return false;
-        return result(call(b, id, {type(other->getResult(0).getType())},
-                           valuesOf(other->getOperands())));
+        return result(
+            call(b, id, {type(other->getResult(0).getType())}, valuesOf(other->getOperands())));
       });
 }
 
@@ -523,7 +551,8 @@ bool Translator::translateNVVM(Operation &op, Builder &b) {
   if (name == "nvvm.rcp.approx.ftz.f") {
     if (op.getNumOperands() != 1 || op.getNumResults() != 1 || !op.getAttrDictionary().empty())
       return false;
-    map(op.getResult(0), call(b, llvm::Intrinsic::nvvm_rcp_approx_ftz_f, {}, {value(op.getOperand(0))}));
+    map(op.getResult(0),
+        call(b, llvm::Intrinsic::nvvm_rcp_approx_ftz_f, {}, {value(op.getOperand(0))}));
     return true;
   }
   if (std::optional<nvvm::ConversionIntrinsic> cvt = nvvm::conversionIntrinsic(&op)) {
