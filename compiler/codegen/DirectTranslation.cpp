@@ -37,31 +37,15 @@ llvm::FastMathFlags fastMath(LLVM::FastmathFlags f) {
   return out;
 }
 
+// The LLVM dialect's ICmpPredicate numbers eq, ne, slt, sle, sgt, sge, ult,
+// ule, ugt, uge from 0.
 llvm::CmpInst::Predicate predicate(LLVM::ICmpPredicate p) {
-  using P = LLVM::ICmpPredicate;
-  switch (p) {
-  case P::eq:
-    return llvm::CmpInst::ICMP_EQ;
-  case P::ne:
-    return llvm::CmpInst::ICMP_NE;
-  case P::slt:
-    return llvm::CmpInst::ICMP_SLT;
-  case P::sle:
-    return llvm::CmpInst::ICMP_SLE;
-  case P::sgt:
-    return llvm::CmpInst::ICMP_SGT;
-  case P::sge:
-    return llvm::CmpInst::ICMP_SGE;
-  case P::ult:
-    return llvm::CmpInst::ICMP_ULT;
-  case P::ule:
-    return llvm::CmpInst::ICMP_ULE;
-  case P::ugt:
-    return llvm::CmpInst::ICMP_UGT;
-  case P::uge:
-    return llvm::CmpInst::ICMP_UGE;
-  }
-  llvm_unreachable("unknown icmp predicate");
+  using C = llvm::CmpInst;
+  static constexpr C::Predicate kInOrder[] = {C::ICMP_EQ,  C::ICMP_NE,  C::ICMP_SLT, C::ICMP_SLE,
+                                              C::ICMP_SGT, C::ICMP_SGE, C::ICMP_ULT, C::ICMP_ULE,
+                                              C::ICMP_UGT, C::ICMP_UGE};
+  static_assert(uint64_t(LLVM::ICmpPredicate::uge) == 9 && uint64_t(LLVM::ICmpPredicate::slt) == 2);
+  return kInOrder[uint64_t(p)];
 }
 
 // The LLVM dialect's FCmpPredicate lists the predicates in llvm::CmpInst's
