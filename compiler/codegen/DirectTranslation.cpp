@@ -8,7 +8,6 @@
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
-#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Analysis/TargetFolder.h"
 #include "llvm/IR/IRBuilder.h"
@@ -85,13 +84,16 @@ std::optional<unsigned> plainOpcode(StringRef opName) {
 // The intrinsic ops the lowering makes, each overloaded on its result type
 // alone (as MLIR's translation of these ops declares them).
 llvm::Intrinsic::ID resultOverloadedIntrinsic(StringRef opName) {
-  static const llvm::StringSet<> kKnown = {
-      "llvm.intr.fma",     "llvm.intr.fabs",    "llvm.intr.copysign", "llvm.intr.sqrt",
-      "llvm.intr.maximum", "llvm.intr.minimum", "llvm.intr.maxnum",   "llvm.intr.minnum",
-      "llvm.intr.smax",    "llvm.intr.smin",    "llvm.intr.umax",     "llvm.intr.umin"};
-  if (!kKnown.contains(opName))
-    return llvm::Intrinsic::not_intrinsic;
-  return llvm::Intrinsic::lookupIntrinsicID(("llvm." + opName.drop_front(10)).str());
+  namespace I = llvm::Intrinsic;
+  static const llvm::StringMap<I::ID> kIntrinsics = {
+      {"llvm.intr.fma", I::fma},           {"llvm.intr.fabs", I::fabs},
+      {"llvm.intr.copysign", I::copysign}, {"llvm.intr.sqrt", I::sqrt},
+      {"llvm.intr.maximum", I::maximum},   {"llvm.intr.minimum", I::minimum},
+      {"llvm.intr.maxnum", I::maxnum},     {"llvm.intr.minnum", I::minnum},
+      {"llvm.intr.smax", I::smax},         {"llvm.intr.smin", I::smin},
+      {"llvm.intr.umax", I::umax},         {"llvm.intr.umin", I::umin}};
+  auto it = kIntrinsics.find(opName);
+  return it == kIntrinsics.end() ? I::not_intrinsic : it->second;
 }
 
 class Translator {
