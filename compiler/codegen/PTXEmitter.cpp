@@ -343,10 +343,8 @@ LogicalResult optimizeAndEmit(llvm::Module &module, llvm::TargetMachine &machine
       return emitError(loc, "internal: the value-major order of '")
              << f.getName().str() << "' failed LLVM's verifier";
   }
-  if (keepIR) {
-    llvm::raw_string_ostream os(out.llvmIR);
-    module.print(os, nullptr);
-  }
+  if (keepIR)
+    out.llvmIR = printed(module);
   for (const Variant &v : clones)
     if (large.contains(v.of))
       large.insert(v.name);
