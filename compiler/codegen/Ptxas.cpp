@@ -2,9 +2,12 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <regex>
 #include <sstream>
+#include <fcntl.h>
+#include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -86,21 +89,26 @@ PtxasResult runPtxas(const std::string &ptxasPath, const std::string &ptx,
   std::string in = std::string(dir) + "/in.ptx", out = std::string(dir) + "/out.cubin",
               log = std::string(dir) + "/log.txt";
   std::ofstream(in, std::ios::binary) << ptx;
-  std::fflush(nullptr); // the child must not inherit unflushed output
-  pid_t pid = fork();
-  if (pid == 0) {
-    FILE *f = freopen(log.c_str(), "w", stdout);
-    (void)f;
-    dup2(fileno(stdout), 2);
-    std::string archFlag = "-arch=" + arch;
-    execl(ptxasPath.c_str(), ptxasPath.c_str(), "-v", archFlag.c_str(), "-O3",
-          in.c_str(), "-o", out.c_str(), (char *)nullptr);
-    _exit(127);
-  }
+  // posix_spawn, not fork and exec: targets compile on threads side by side,
+  // and a forked child of a process whose other threads hold the allocator's
+  // or stdio's locks must not call anything but async-signal-safe functions.
+  std::string archFlag = "-arch=" + arch;
+  const char *argv[] = {ptxasPath.c_str(), "-v", archFlag.c_str(), "-O3", in.c_str(), "-o",
+                        out.c_str(), nullptr};
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  pid_t pid = 0;
   int status = 0;
-  waitpid(pid, &status, 0);
-  result.log = readFile(log);
-  result.ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  int spawnError = posix_spawn(&pid, ptxasPath.c_str(), &actions, nullptr,
+                               const_cast<char *const *>(argv), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  bool spawned = spawnError == 0;
+  if (spawned)
+    waitpid(pid, &status, 0);
+  result.log = spawned ? readFile(log) : "cannot run " + ptxasPath + ": " + std::strerror(spawnError);
+  result.ok = spawned && WIFEXITED(status) && WEXITSTATUS(status) == 0;
   if (result.ok) {
     result.cubin = readFile(out);
     result.kernels = parsePtxasReport(result.log);

@@ -11,6 +11,7 @@
 #include "../codegen/PTXEmitter.h"
 #include "../conversion/TileToLLVM.h"
 #include "../irgen/IRGen.h"
+#include "../support/HeldDiagnostics.h"
 #include "../support/Timing.h"
 #include "../target/Target.h"
 #include "Tile/IR/TileDialect.h"
@@ -25,13 +26,16 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstring>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -66,49 +70,87 @@ std::string baseName(const std::string &path) {
   return name.substr(0, name.find('.'));
 }
 
+} // namespace
+
+// An MLIR diagnostic as the frontend's engine takes it.
+struct BridgedDiagnostic {
+  DiagnosticSeverity severity;
+  fe::SourceRange range;
+  std::string message, hint;
+  std::vector<std::pair<fe::SourceRange, std::string>> notes;
+};
+
+// A target's diagnostics while the targets compile side by side
+// (HeldDiagnostics.h); the lowering's threads add to it together.
+struct HeldDiagnostics {
+  std::mutex mutex;
+  std::vector<BridgedDiagnostic> items;
+};
+
+namespace {
+
 // MLIR diagnostics carry file:line:col; the frontend's engine prints them
-// with the source line and a caret, like every other user error.
+// with the source line and a caret, like every other user error. Those of a
+// thread that compiles one of several targets are held (HeldDiagnostics.h)
+// until replay() puts them out in the targets' order.
 class DiagnosticBridge {
 public:
-  DiagnosticBridge(MLIRContext &ctx, const fe::SourceManager &sm,
-                   fe::DiagnosticEngine &diags)
-      : handler(&ctx, [this, &sm, &diags](Diagnostic &d) {
-          fe::SourceRange range;
-          if (auto flc = dyn_cast<FileLineColLoc>(sourceLoc(d.getLocation())))
-            range = locate(sm, flc);
-          std::string msg = d.str();
-          // Ops of a variant name it (IRGen): the same line may compile
-          // under several variants' constants and warps.
-          if (auto variant = dyn_cast<NameLoc>(d.getLocation()))
-            msg = "in " + variant.getName().str() + ": " + msg;
-          // A note starting "hint: " is the hint; the others print as notes.
-          std::string hint;
-          SmallVector<Diagnostic *> notes;
-          for (Diagnostic &note : d.getNotes()) {
-            std::string text = note.str();
-            if (StringRef(text).starts_with(tile::kHintPrefix))
-              hint = text.substr(std::strlen(tile::kHintPrefix));
-            else
-              notes.push_back(&note);
-          }
-          if (d.getSeverity() == DiagnosticSeverity::Error)
-            diags.error(range, msg, hint);
-          else if (d.getSeverity() == DiagnosticSeverity::Warning)
-            diags.warning(range, msg, hint);
-          else
-            diags.note(range, msg);
-          for (Diagnostic *note : notes) {
-            fe::SourceRange at;
-            if (auto flc = dyn_cast<FileLineColLoc>(sourceLoc(note->getLocation())))
-              at = locate(sm, flc);
-            diags.note(at, note->str());
+  DiagnosticBridge(MLIRContext &ctx, const fe::SourceManager &sm, fe::DiagnosticEngine &diags)
+      : sm(sm), diags(diags), handler(&ctx, [this](Diagnostic &d) {
+          BridgedDiagnostic bridged = bridge(d);
+          if (HeldDiagnostics *held = heldDiagnostics()) {
+            std::lock_guard<std::mutex> lock(held->mutex);
+            held->items.push_back(std::move(bridged));
+          } else {
+            emit(bridged);
           }
           return success();
         }) {}
 
+  void replay(HeldDiagnostics &held) {
+    for (const BridgedDiagnostic &d : held.items)
+      emit(d);
+    held.items.clear();
+  }
+
 private:
-  static fe::SourceRange locate(const fe::SourceManager &sm,
-                                FileLineColLoc flc) {
+  BridgedDiagnostic bridge(Diagnostic &d) const {
+    BridgedDiagnostic out;
+    out.severity = d.getSeverity();
+    if (auto flc = dyn_cast<FileLineColLoc>(sourceLoc(d.getLocation())))
+      out.range = locate(flc);
+    out.message = d.str();
+    // Ops of a variant name it (IRGen): the same line may compile
+    // under several variants' constants and warps.
+    if (auto variant = dyn_cast<NameLoc>(d.getLocation()))
+      out.message = "in " + variant.getName().str() + ": " + out.message;
+    // A note starting "hint: " is the hint; the others print as notes.
+    for (Diagnostic &note : d.getNotes()) {
+      std::string text = note.str();
+      if (StringRef(text).starts_with(tile::kHintPrefix)) {
+        out.hint = text.substr(std::strlen(tile::kHintPrefix));
+        continue;
+      }
+      fe::SourceRange at;
+      if (auto flc = dyn_cast<FileLineColLoc>(sourceLoc(note.getLocation())))
+        at = locate(flc);
+      out.notes.push_back({at, text});
+    }
+    return out;
+  }
+
+  void emit(const BridgedDiagnostic &d) {
+    if (d.severity == DiagnosticSeverity::Error)
+      diags.error(d.range, d.message, d.hint);
+    else if (d.severity == DiagnosticSeverity::Warning)
+      diags.warning(d.range, d.message, d.hint);
+    else
+      diags.note(d.range, d.message);
+    for (const auto &[at, text] : d.notes)
+      diags.note(at, text);
+  }
+
+  fe::SourceRange locate(FileLineColLoc flc) const {
     for (uint32_t f = 1; f <= sm.numFiles(); ++f) {
       if (sm.name(f) != flc.getFilename().str())
         continue;
@@ -117,6 +159,9 @@ private:
     }
     return {};
   }
+
+  const fe::SourceManager &sm;
+  fe::DiagnosticEngine &diags;
   ScopedDiagnosticHandler handler;
 };
 
@@ -178,6 +223,42 @@ CompileResult compile(const CompileOptions &options) {
     for (const Target &t : allTargets())
       targets.push_back(&t);
 
+  // Threads for the MLIR context's construction and the variants' analyses,
+  // which run while the main thread parses and checks the source, and for
+  // the tile passes, which run on each kernel and variant apart; created
+  // before the context, which must not outlive them.
+  auto stopHere = [&](CompileOptions::Stage stage) { return options.lastStage == stage; };
+  std::optional<llvm::DefaultThreadPool> threads;
+  if (unsigned n = kernelThreads(); n > 1 && !options.printIRAfterAll)
+    threads.emplace(llvm::hardware_concurrency(n));
+  DialectRegistry registry;
+  registry.insert<tile::TileDialect>();
+  registerLoweringDialects(registry);
+  registerTranslationDialects(registry);
+  // Built only past --emit ast (which needs no MLIR). Loading the dialects
+  // (the LLVM and NVVM dialects' hundreds of ops) takes about as long as
+  // parsing and checking a file of kernels: on a thread of its own, the two
+  // overlap. The main thread touches the context only after waiting.
+  std::optional<MLIRContext> context;
+  std::optional<llvm::ThreadPoolTaskGroup> contextBuild;
+  auto buildContext = [&] {
+    context.emplace(registry, MLIRContext::Threading::DISABLED);
+    context->loadAllAvailableDialects();
+  };
+  if (!stopHere(CompileOptions::Stage::Ast)) {
+    if (threads) {
+      contextBuild.emplace(*threads);
+      contextBuild->async(buildContext);
+    } else {
+      buildContext();
+    }
+  }
+  // Every return below waits for the build first (it writes `context`).
+  llvm::scope_exit contextBuilt([&] {
+    if (contextBuild)
+      contextBuild->wait();
+  });
+
   std::unique_ptr<fe::Module> mod =
       options.text ? fe::parseAndAnalyzeText(sm, options.path, *options.text,
                                              options.defines, diags)
@@ -238,26 +319,8 @@ CompileResult compile(const CompileOptions &options) {
     }
   }
 
-  // Threads for the variants' analyses, which run while the MLIR context is
-  // built, and for the tile passes, which run on each kernel and variant
-  // apart; created before the context, which must not outlive them.
-  auto stopHere = [&](CompileOptions::Stage stage) { return options.lastStage == stage; };
-  std::optional<llvm::DefaultThreadPool> threads;
-  if (unsigned n = kernelThreads(); n > 1 && !options.printIRAfterAll)
-    threads.emplace(llvm::hardware_concurrency(n));
   VariantSpecializer specializer(*mod, options.path, options.defines, sm,
                                  threads ? &*threads : nullptr);
-  DialectRegistry registry;
-  registry.insert<tile::TileDialect>();
-  registerLoweringDialects(registry);
-  registerTranslationDialects(registry);
-  // Built only past --emit ast (which needs no MLIR), in place.
-  std::optional<MLIRContext> context;
-  if (!stopHere(CompileOptions::Stage::Ast)) {
-    context.emplace(registry, MLIRContext::Threading::DISABLED);
-    context->loadAllAvailableDialects();
-  }
-
   std::vector<std::unique_ptr<fe::Module>> specialized;
   VariantBodies variantBodies;
   if (!specializer.finish(diags, specialized, variantBodies))
@@ -266,6 +329,8 @@ CompileResult compile(const CompileOptions &options) {
   if (stopHere(CompileOptions::Stage::Ast))
     return finishDone();
 
+  if (contextBuild)
+    contextBuild->wait();
   MLIRContext &ctx = *context;
   // Users see their source line and a caret, not the IR of the failing op.
   ctx.printOpOnDiagnostic(false);
@@ -304,11 +369,12 @@ CompileResult compile(const CompileOptions &options) {
   // for their locks.
   if (threads)
     ctx.setThreadPool(*threads);
-  for (const Target *target : targets) {
-    auto t0 = Clock::now();
-    TargetOutput out;
-    out.target = target->name;
-    OwningOpRef<ModuleOp> module = (*tileModule).clone();
+
+  // The tile passes, once for every target: they do not depend on it (the
+  // layouts are the same for all). Each kernel and variant goes through them
+  // on its own, on the context's threads when it has them.
+  auto tPasses = Clock::now();
+  {
     PassManager pm(&ctx);
     // One verification after the pipeline instead of one per pass (each walks
     // the whole module); --print-ir-after-all keeps the per-pass checks.
@@ -320,8 +386,6 @@ CompileResult compile(const CompileOptions &options) {
                           /*printModuleScope=*/true,
                           /*printAfterOnlyOnChange=*/false);
     }
-    // Each kernel and variant goes through the passes on its own, on the
-    // context's threads when it has them.
     OpPassManager &kernelPasses = pm.nest<func::FuncOp>();
     kernelPasses.addPass(createCSEPass());
     kernelPasses.addPass(tile::createTileExpandFp8());
@@ -333,27 +397,58 @@ CompileResult compile(const CompileOptions &options) {
     kernelPasses.addPass(createCSEPass());
     kernelPasses.addPass(tile::createTileAssignSharedLayouts());
     kernelPasses.addPass(tile::createTileHoistScalarLoads());
-    if (failed(pm.run(*module)) || failed(verify(*module)))
+    if (failed(pm.run(*tileModule)) || failed(verify(*tileModule)))
       return finish();
-    double passesMs = msSince(t0);
-    if (options.keepIR)
-      out.tileIR = print(*module);
-    // Registers the tiles need, from their layouts, before ptxas says, and
-    // the warnings they call for (once: the layouts do not depend on the
-    // target).
-    std::vector<std::function<void()>> capWarnings =
-        layoutWarnings(*module, result, out, target == targets.front());
-    if (options.layouts != CompileOptions::Layouts::None)
-      out.layouts = describeLayouts(
-          *module, out, options.layouts == CompileOptions::Layouts::Full);
-    // --emit tile-layout and layouts: no lowering, LLVM or ptxas. No cap
-    // warning either: the estimate counts no rematerialization, so only
-    // ptxas can tell a spill (the layouts show the registers per thread).
-    if (stopHere(CompileOptions::Stage::TilePasses)) {
-      result.targets.push_back(std::move(out));
-      continue;
-    }
-    bool keepLLVM = options.keepIR || options.printIRAfterAll;
+  }
+  double passesMs = msSince(tPasses);
+  std::vector<TargetOutput> outs(targets.size());
+  for (size_t i = 0; i < targets.size(); ++i)
+    outs[i].target = targets[i]->name;
+  if (options.keepIR)
+    outs[0].tileIR = print(*tileModule);
+  // Registers the tiles need, from their layouts, before ptxas says, and the
+  // warnings they call for: a tile too wide now, a cap passed once the first
+  // target's ptxas has spoken.
+  std::vector<std::function<void()>> capWarnings = layoutWarnings(*tileModule, result, outs[0], true);
+  if (options.layouts != CompileOptions::Layouts::None)
+    outs[0].layouts = describeLayouts(*tileModule, outs[0],
+                                      options.layouts == CompileOptions::Layouts::Full);
+  for (size_t i = 1; i < targets.size(); ++i) {
+    outs[i].tileIR = outs[0].tileIR;
+    outs[i].registerEstimate = outs[0].registerEstimate;
+    outs[i].layouts = outs[0].layouts;
+  }
+  // --emit tile-layout and layouts: no lowering, LLVM or ptxas. No cap
+  // warning either: the estimate counts no rematerialization, so only ptxas
+  // can tell a spill (the layouts show the registers per thread).
+  if (stopHere(CompileOptions::Stage::TilePasses)) {
+    for (TargetOutput &out : outs)
+      out.compileMs = frontendMs + passesMs;
+    result.targets = std::move(outs);
+    return finishDone();
+  }
+
+  // Each target's lowering, LLVM and ptxas; with threads, the targets side by
+  // side, each holding its diagnostics until all are done (HeldDiagnostics.h).
+  struct TargetWork {
+    OwningOpRef<ModuleOp> module; // the tile IR it lowers, consumed
+    bool ok = false, ptxasFailed = false;
+    std::map<std::string, int64_t> sharedBytes;
+    std::string phases; // --time-phases' line
+    HeldDiagnostics held;
+  };
+  std::vector<TargetWork> work(targets.size());
+  // Cloned here, before any target's lowering changes the module.
+  for (size_t i = 0; i + 1 < targets.size(); ++i)
+    work[i].module = (*tileModule).clone();
+  work.back().module = std::move(tileModule);
+  bool keepLLVM = options.keepIR || options.printIRAfterAll;
+  auto compileTarget = [&](size_t i) {
+    const Target *target = targets[i];
+    TargetOutput &out = outs[i];
+    TargetWork &w = work[i];
+    auto t0 = Clock::now();
+    ModuleOp module = *w.module;
     auto lowered = [&](ModuleOp llvmDialect) {
       out.llvmDialect = print(llvmDialect);
       if (options.printIRAfterAll)
@@ -361,26 +456,25 @@ CompileResult compile(const CompileOptions &options) {
                      << target->name << ") //----- //\n"
                      << out.llvmDialect << "\n";
     };
-    auto code = lowerAndCompile(*module, *target, libdevice, units, keepLLVM,
+    auto code = lowerAndCompile(module, *target, libdevice, units, keepLLVM,
                                 keepLLVM ? llvm::function_ref<void(ModuleOp)>(lowered) : nullptr);
     if (failed(code))
-      return finish();
-    for (auto &[symbol, bytes] : code->sharedBytes)
-      sharedBytes[symbol] = std::max(sharedBytes[symbol], bytes);
+      return;
+    w.sharedBytes = code->sharedBytes;
     if (keepLLVM)
       out.llvmIR = std::move(code->llvmIR);
     if (options.printIRAfterAll)
       llvm::errs() << "// -----// LLVM IR (" << target->name << ") //----- //\n"
                    << out.llvmIR << "\n";
     out.ptx = std::move(code->ptx);
-    out.compileMs = frontendMs + msSince(t0);
+    out.compileMs = frontendMs + passesMs + msSince(t0);
     if (options.timePhases)
-      llvm::errs() << llvm::format(
-          "megac: %s: %.1f ms: frontend %.1f, tile passes %.1f, lowering %.1f, "
-          "LLVM IR and libdevice %.1f, LLVM optimizer %.1f, NVPTX code generation %.1f%s\n",
-          target->name.c_str(), out.compileMs, frontendMs, passesMs, code->loweringMs,
-          code->translateMs, code->optimizeMs, code->codegenMs,
-          code->threads > 1 ? (" (" + std::to_string(code->threads) + " threads)").c_str() : "");
+      w.phases = llvm::formatv(
+          "megac: {0}: {1:f1} ms: frontend {2:f1}, tile passes {3:f1}, lowering {4:f1}, "
+          "LLVM IR and libdevice {5:f1}, LLVM optimizer {6:f1}, NVPTX code generation {7:f1}{8}\n",
+          target->name, out.compileMs, frontendMs, passesMs, code->loweringMs, code->translateMs,
+          code->optimizeMs, code->codegenMs,
+          code->threads > 1 ? " (" + std::to_string(code->threads) + " threads)" : "");
     if (ptxas) {
       auto t1 = Clock::now();
       PtxasResult assembled = runPtxas(*ptxas, out.ptx, target->name);
@@ -388,18 +482,54 @@ CompileResult compile(const CompileOptions &options) {
       out.ptxasRan = true;
       out.ptxasLog = assembled.log;
       if (!assembled.ok) {
-        diags.error({}, "ptxas rejected the PTX for " + target->name + ":\n" +
-                            assembled.log,
-                    "this is a compiler bug: please report it with the source");
-        return finish();
+        w.ptxasFailed = true;
+        return;
       }
       out.cubin = std::move(assembled.cubin);
       out.resources = std::move(assembled.kernels);
     }
-    for (auto &warn : capWarnings)
-      warn();
-    result.targets.push_back(std::move(out));
+    w.ok = true;
+  };
+  bool sideBySide = threads && targets.size() > 1;
+  if (sideBySide) {
+    // The targets' lowerings share the context: its uniquers take locks now.
+    ctx.enableMultithreading();
+    llvm::ThreadPoolTaskGroup group(*threads);
+    for (size_t i = 1; i < targets.size(); ++i)
+      group.async([&, i] {
+        HoldDiagnostics route(&work[i].held);
+        compileTarget(i);
+      });
+    {
+      HoldDiagnostics route(&work[0].held);
+      compileTarget(0);
+    }
+    group.wait();
+  } else {
+    // One after the other: the first target's diagnostics, then the next.
+    for (size_t i = 0; i < targets.size() && (i == 0 || work[i - 1].ok); ++i)
+      compileTarget(i);
   }
+  // In the targets' order, up to the first that failed, as one thread would.
+  for (size_t i = 0; i < targets.size(); ++i) {
+    TargetWork &w = work[i];
+    TargetOutput &out = outs[i];
+    bridge.replay(w.held);
+    llvm::errs() << w.phases;
+    if (w.ptxasFailed) {
+      diags.error({}, "ptxas rejected the PTX for " + out.target + ":\n" + out.ptxasLog,
+                  "this is a compiler bug: please report it with the source");
+      return finish();
+    }
+    if (!w.ok)
+      return finish();
+    for (auto &[symbol, bytes] : w.sharedBytes)
+      sharedBytes[symbol] = std::max(sharedBytes[symbol], bytes);
+    if (i == 0)
+      for (auto &warn : capWarnings)
+        warn();
+  }
+  result.targets = std::move(outs);
 
   if (stopHere(CompileOptions::Stage::TilePasses))
     return finishDone();

@@ -4,6 +4,7 @@
 #include "../codegen/PtxClone.h"
 #include "../conversion/BarrierElision.h"
 #include "../conversion/TileToLLVM.h"
+#include "../support/HeldDiagnostics.h"
 #include "../support/Timing.h"
 #include "Tile/Analysis/RegisterEstimate.h"
 #include "Tile/IR/TileDialect.h"
@@ -246,8 +247,13 @@ FailureOr<KernelCode> lowerAndCompile(ModuleOp module, const Target &target,
     ctx->enableMultithreading();
   std::vector<GroupCode> codes(groups.size());
   std::vector<std::thread> pool;
+  // The groups' diagnostics go where the calling thread's go.
+  HeldDiagnostics *held = heldDiagnostics();
   for (size_t g = 1; g < groups.size(); ++g)
-    pool.emplace_back([&, g] { codes[g] = compileGroup(*parts[g], target, libdevicePath, false); });
+    pool.emplace_back([&, g, held] {
+      HoldDiagnostics route(held);
+      codes[g] = compileGroup(*parts[g], target, libdevicePath, false);
+    });
   codes[0] = compileGroup(*parts[0], target, libdevicePath, false);
   for (std::thread &t : pool)
     t.join();
