@@ -26,7 +26,6 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
-#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/ThreadPool.h"
@@ -223,42 +222,6 @@ CompileResult compile(const CompileOptions &options) {
     for (const Target &t : allTargets())
       targets.push_back(&t);
 
-  // Threads for the MLIR context's construction and the variants' analyses,
-  // which run while the main thread parses and checks the source, and for
-  // the tile passes, which run on each kernel and variant apart; created
-  // before the context, which must not outlive them.
-  auto stopHere = [&](CompileOptions::Stage stage) { return options.lastStage == stage; };
-  std::optional<llvm::DefaultThreadPool> threads;
-  if (unsigned n = kernelThreads(); n > 1 && !options.printIRAfterAll)
-    threads.emplace(llvm::hardware_concurrency(n));
-  DialectRegistry registry;
-  registry.insert<tile::TileDialect>();
-  registerLoweringDialects(registry);
-  registerTranslationDialects(registry);
-  // Built only past --emit ast (which needs no MLIR). Loading the dialects
-  // (the LLVM and NVVM dialects' hundreds of ops) takes about as long as
-  // parsing and checking a file of kernels: on a thread of its own, the two
-  // overlap. The main thread touches the context only after waiting.
-  std::optional<MLIRContext> context;
-  std::optional<llvm::ThreadPoolTaskGroup> contextBuild;
-  auto buildContext = [&] {
-    context.emplace(registry, MLIRContext::Threading::DISABLED);
-    context->loadAllAvailableDialects();
-  };
-  if (!stopHere(CompileOptions::Stage::Ast)) {
-    if (threads) {
-      contextBuild.emplace(*threads);
-      contextBuild->async(buildContext);
-    } else {
-      buildContext();
-    }
-  }
-  // Every return below waits for the build first (it writes `context`).
-  llvm::scope_exit contextBuilt([&] {
-    if (contextBuild)
-      contextBuild->wait();
-  });
-
   std::unique_ptr<fe::Module> mod =
       options.text ? fe::parseAndAnalyzeText(sm, options.path, *options.text,
                                              options.defines, diags)
@@ -319,8 +282,27 @@ CompileResult compile(const CompileOptions &options) {
     }
   }
 
+  // Threads for the variants' analyses, which run while the MLIR context is
+  // built, for the tile passes, which run on each kernel and variant apart,
+  // and for the targets; created before the context, which must not outlive
+  // them.
+  auto stopHere = [&](CompileOptions::Stage stage) { return options.lastStage == stage; };
+  std::optional<llvm::DefaultThreadPool> threads;
+  if (unsigned n = kernelThreads(); n > 1 && !options.printIRAfterAll)
+    threads.emplace(llvm::hardware_concurrency(n));
   VariantSpecializer specializer(*mod, options.path, options.defines, sm,
                                  threads ? &*threads : nullptr);
+  DialectRegistry registry;
+  registry.insert<tile::TileDialect>();
+  registerLoweringDialects(registry);
+  registerTranslationDialects(registry);
+  // Built only past --emit ast (which needs no MLIR), in place.
+  std::optional<MLIRContext> context;
+  if (!stopHere(CompileOptions::Stage::Ast)) {
+    context.emplace(registry, MLIRContext::Threading::DISABLED);
+    context->loadAllAvailableDialects();
+  }
+
   std::vector<std::unique_ptr<fe::Module>> specialized;
   VariantBodies variantBodies;
   if (!specializer.finish(diags, specialized, variantBodies))
@@ -329,8 +311,6 @@ CompileResult compile(const CompileOptions &options) {
   if (stopHere(CompileOptions::Stage::Ast))
     return finishDone();
 
-  if (contextBuild)
-    contextBuild->wait();
   MLIRContext &ctx = *context;
   // Users see their source line and a caret, not the IR of the failing op.
   ctx.printOpOnDiagnostic(false);
@@ -510,7 +490,13 @@ CompileResult compile(const CompileOptions &options) {
     for (size_t i = 0; i < targets.size() && (i == 0 || work[i - 1].ok); ++i)
       compileTarget(i);
   }
-  // In the targets' order, up to the first that failed, as one thread would.
+  // In the targets' order, up to the first that failed, as one thread would;
+  // the result lists the targets before that one.
+  auto failedAt = [&](size_t i) -> CompileResult & {
+    result.targets.assign(std::make_move_iterator(outs.begin()),
+                          std::make_move_iterator(outs.begin() + i));
+    return finish();
+  };
   for (size_t i = 0; i < targets.size(); ++i) {
     TargetWork &w = work[i];
     TargetOutput &out = outs[i];
@@ -519,10 +505,10 @@ CompileResult compile(const CompileOptions &options) {
     if (w.ptxasFailed) {
       diags.error({}, "ptxas rejected the PTX for " + out.target + ":\n" + out.ptxasLog,
                   "this is a compiler bug: please report it with the source");
-      return finish();
+      return failedAt(i);
     }
     if (!w.ok)
-      return finish();
+      return failedAt(i);
     for (auto &[symbol, bytes] : w.sharedBytes)
       sharedBytes[symbol] = std::max(sharedBytes[symbol], bytes);
     if (i == 0)
@@ -531,8 +517,6 @@ CompileResult compile(const CompileOptions &options) {
   }
   result.targets = std::move(outs);
 
-  if (stopHere(CompileOptions::Stage::TilePasses))
-    return finishDone();
   buildManifest(*mod, result, sharedBytes, variantBodies, offsets64, bounds, bundle.manifest);
   bundle.manifest.sourceHash = hashSource(sm.text(mod->root().fileId));
   for (const TargetOutput &out : result.targets) {

@@ -45,7 +45,7 @@ the registers estimated from the tile layouts (est), then ptxas's registers,
 spills, stack, shared memory and compile time.
 
 Environment: MEGAC_THREADS (threads that analyze variants and compile a
-module's kernels; default: the hardware's), MEGAC_PASS_SKIPS (none: LLVM's full pipelines, without the
+module's kernels and its targets side by side; default: the hardware's), MEGAC_PASS_SKIPS (none: LLVM's full pipelines, without the
 pass runs megac skips because they change no PTX), MEGAC_LARGE_PASS_SKIPS
 (none: without those it skips on large functions only), MEGAC_COSTLY_PASS_SKIPS
 (none: without the runs it skips on large functions for their compile time,
