@@ -164,6 +164,37 @@ private:
   ScopedDiagnosticHandler handler;
 };
 
+/// The tile passes on every kernel and variant of `module`, each on its own
+/// (on the context's threads when it has them), then one verification.
+LogicalResult runTilePasses(ModuleOp module, bool printIRAfterAll) {
+  MLIRContext &ctx = *module.getContext();
+  PassManager pm(&ctx);
+  // One verification after the pipeline instead of one per pass (each walks
+  // the whole module); --print-ir-after-all keeps the per-pass checks.
+  pm.enableVerifier(printIRAfterAll);
+  if (printIRAfterAll) {
+    ctx.disableMultithreading();
+    pm.enableIRPrinting([](Pass *, Operation *) { return false; },
+                        [](Pass *, Operation *) { return true; },
+                        /*printModuleScope=*/true,
+                        /*printAfterOnlyOnChange=*/false);
+  }
+  OpPassManager &kernelPasses = pm.nest<func::FuncOp>();
+  kernelPasses.addPass(createCSEPass());
+  kernelPasses.addPass(tile::createTileExpandFp8());
+  kernelPasses.addPass(tile::createTileUnrollLoops());
+  kernelPasses.addPass(tile::createTileFoldConstantMasks());
+  kernelPasses.addPass(tile::createTileAssignLayouts());
+  kernelPasses.addPass(tile::createTileRemoveLayoutConversions());
+  kernelPasses.addPass(createCanonicalizerPass());
+  kernelPasses.addPass(createCSEPass());
+  kernelPasses.addPass(tile::createTileAssignSharedLayouts());
+  kernelPasses.addPass(tile::createTileHoistScalarLoads());
+  if (failed(pm.run(module)))
+    return failure();
+  return verify(module);
+}
+
 /// Keeps only the kernels named in `wanted` (all when empty); an unknown
 /// name is an error that lists the file's kernels.
 bool selectKernels(fe::Module &mod, const std::vector<std::string> &wanted,
@@ -354,32 +385,8 @@ CompileResult compile(const CompileOptions &options) {
   // layouts are the same for all). Each kernel and variant goes through them
   // on its own, on the context's threads when it has them.
   auto tPasses = Clock::now();
-  {
-    PassManager pm(&ctx);
-    // One verification after the pipeline instead of one per pass (each walks
-    // the whole module); --print-ir-after-all keeps the per-pass checks.
-    pm.enableVerifier(options.printIRAfterAll);
-    if (options.printIRAfterAll) {
-      ctx.disableMultithreading();
-      pm.enableIRPrinting([](Pass *, Operation *) { return false; },
-                          [](Pass *, Operation *) { return true; },
-                          /*printModuleScope=*/true,
-                          /*printAfterOnlyOnChange=*/false);
-    }
-    OpPassManager &kernelPasses = pm.nest<func::FuncOp>();
-    kernelPasses.addPass(createCSEPass());
-    kernelPasses.addPass(tile::createTileExpandFp8());
-    kernelPasses.addPass(tile::createTileUnrollLoops());
-    kernelPasses.addPass(tile::createTileFoldConstantMasks());
-    kernelPasses.addPass(tile::createTileAssignLayouts());
-    kernelPasses.addPass(tile::createTileRemoveLayoutConversions());
-    kernelPasses.addPass(createCanonicalizerPass());
-    kernelPasses.addPass(createCSEPass());
-    kernelPasses.addPass(tile::createTileAssignSharedLayouts());
-    kernelPasses.addPass(tile::createTileHoistScalarLoads());
-    if (failed(pm.run(*tileModule)) || failed(verify(*tileModule)))
-      return finish();
-  }
+  if (failed(runTilePasses(*tileModule, options.printIRAfterAll)))
+    return finish();
   double passesMs = msSince(tPasses);
   std::vector<TargetOutput> outs(targets.size());
   for (size_t i = 0; i < targets.size(); ++i)
