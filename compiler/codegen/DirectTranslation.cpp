@@ -116,6 +116,15 @@ private:
     return b.CreateCall(llvm::Intrinsic::getOrInsertDeclaration(module.get(), id, overloads), args);
   }
   llvm::Type *type(Type t) { return types.translateType(t); }
+  // The type of a call of `args` returning `op`'s result (void without one).
+  llvm::FunctionType *functionType(Operation *op, ValueRange args) {
+    llvm::SmallVector<llvm::Type *> argTypes;
+    for (Value arg : args)
+      argTypes.push_back(type(arg.getType()));
+    llvm::Type *resultType =
+        op->getNumResults() ? type(op->getResult(0).getType()) : llvm::Type::getVoidTy(context);
+    return llvm::FunctionType::get(resultType, argTypes, false);
+  }
   llvm::Value *value(Value v) { return values.lookup(v); }
   llvm::SmallVector<llvm::Value *> valuesOf(ValueRange range) {
     llvm::SmallVector<llvm::Value *> out;
@@ -436,14 +445,8 @@ bool Translator::translateOp(Operation &op, Builder &b) {
         llvm::Intrinsic::ID id = llvm::Intrinsic::lookupIntrinsicID(o.getIntrin());
         if (!id || o.getArgAttrsAttr() || o.getResAttrsAttr() || o.getOpBundleTagsAttr())
           return false;
-        llvm::SmallVector<llvm::Type *> argTypes;
-        for (Value arg : o.getArgs())
-          argTypes.push_back(type(arg.getType()));
-        llvm::Type *resultType =
-            o->getNumResults() ? type(o->getResult(0).getType()) : llvm::Type::getVoidTy(context);
         llvm::SmallVector<llvm::Type *> overloads;
-        if (!llvm::Intrinsic::getIntrinsicSignature(
-                id, llvm::FunctionType::get(resultType, argTypes, false), overloads))
+        if (!llvm::Intrinsic::getIntrinsicSignature(id, functionType(o, o.getArgs()), overloads))
           return false;
         llvm::Value *c = call(b, id, overloads, valuesOf(o.getArgs()));
         return o->getNumResults() == 0 || result(c);
@@ -453,18 +456,10 @@ bool Translator::translateOp(Operation &op, Builder &b) {
             o.getTailCallKind() != LLVM::tailcallkind::TailCallKind::None ||
             o.getAsmDialect().value_or(LLVM::AsmDialect::AD_ATT) != LLVM::AsmDialect::AD_ATT)
           return false;
-        llvm::SmallVector<llvm::Type *> argTypes;
-        for (Value arg : o.getOperands())
-          argTypes.push_back(type(arg.getType()));
-        llvm::Type *resultType =
-            o->getNumResults() ? type(o->getResult(0).getType()) : llvm::Type::getVoidTy(context);
-        auto *fnType = llvm::FunctionType::get(resultType, argTypes, false);
+        // AT&T, checked above: InlineAsm's default dialect.
         llvm::InlineAsm *asmCode =
-            o.getAsmDialect()
-                ? llvm::InlineAsm::get(fnType, o.getAsmString(), o.getConstraints(),
-                                       o.getHasSideEffects(), false, llvm::InlineAsm::AD_ATT)
-                : llvm::InlineAsm::get(fnType, o.getAsmString(), o.getConstraints(),
-                                       o.getHasSideEffects(), false);
+            llvm::InlineAsm::get(functionType(o, o.getOperands()), o.getAsmString(),
+                                 o.getConstraints(), o.getHasSideEffects());
         llvm::CallInst *c = b.CreateCall(asmCode, valuesOf(o.getOperands()));
         return o->getNumResults() == 0 || result(c);
       })

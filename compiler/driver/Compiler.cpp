@@ -477,20 +477,17 @@ CompileResult compile(const CompileOptions &options) {
     }
     w.ok = true;
   };
-  bool sideBySide = threads && targets.size() > 1;
-  if (sideBySide) {
+  if (threads && targets.size() > 1) {
     // The targets' lowerings share the context: its uniquers take locks now.
     ctx.enableMultithreading();
+    auto compileHeld = [&](size_t i) {
+      HoldDiagnostics route(&work[i].held);
+      compileTarget(i);
+    };
     llvm::ThreadPoolTaskGroup group(*threads);
     for (size_t i = 1; i < targets.size(); ++i)
-      group.async([&, i] {
-        HoldDiagnostics route(&work[i].held);
-        compileTarget(i);
-      });
-    {
-      HoldDiagnostics route(&work[0].held);
-      compileTarget(0);
-    }
+      group.async(compileHeld, i);
+    compileHeld(0);
     group.wait();
   } else {
     // One after the other: the first target's diagnostics, then the next.
