@@ -31,6 +31,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <cstdlib>
 #include <mutex>
 #include <sys/stat.h>
@@ -299,6 +300,127 @@ FailureOr<std::unique_ptr<llvm::Module>> translate(ModuleOp module, llvm::LLVMCo
   return direct;
 }
 
+// What code generation skips (PassSkips.h): the runs `keys` names on every
+// function, `largeKeys` on the functions `large` names, and SLSR on `noSlsr`.
+struct CodegenSkips {
+  llvm::StringSet<> keys, largeKeys, large, noSlsr;
+};
+
+// NVPTX's assembly for `module` at `level`, or nothing if NVPTX cannot emit it.
+std::optional<std::string> emitAssembly(llvm::Module &module, llvm::TargetMachine &machine,
+                                        llvm::CodeGenOptLevel level, const CodegenSkips &skips) {
+  PassSkips gateSkips("cg", skips.keys);
+  gateSkips.alsoOnLarge(skips.largeKeys, skips.large);
+  gateSkips.alsoSkipPass("slsr", skips.noSlsr);
+  LegacyPassGate gate(gateSkips);
+  machine.setOptLevel(level);
+  llvm::SmallString<0> ptx;
+  llvm::raw_svector_ostream os(ptx);
+  llvm::legacy::PassManager pm;
+  if (machine.addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile))
+    return std::nullopt;
+  module.getContext().setOptPassGate(gate);
+  pm.run(module);
+  module.getContext().setOptPassGate(llvm::getGlobalPassGate());
+  return ptx.str().str();
+}
+
+// kMachineOptMaxInstructions, or $MEGAC_MACHINE_OPT_MAX (for A/B probes and
+// tests: a large value keeps every kernel at Default).
+unsigned machineOptMaxInstructions() {
+  static const unsigned value = [] {
+    const char *env = std::getenv("MEGAC_MACHINE_OPT_MAX");
+    return env ? unsigned(std::strtoul(env, nullptr, 10)) : kMachineOptMaxInstructions;
+  }();
+  return value;
+}
+
+// The skips of code generation at CodeGenOptLevel::None: none. The lists
+// name runs of the Default pipeline (PassSkips.h); None has other runs.
+CodegenSkips noneSkips(const CodegenSkips &skips) {
+  return CodegenSkips{{}, {}, {}, skips.noSlsr};
+}
+
+bool isKernel(const llvm::Function &f) {
+  return !f.isDeclaration() && f.getCallingConv() == llvm::CallingConv::PTX_Kernel;
+}
+
+// Erases what nothing in `module` uses any more: function declarations and
+// internal functions, and globals (a kernel's shared buffers), until none is
+// left, so that NVPTX prints what a module of the remaining kernels alone
+// would hold.
+void eraseUnused(llvm::Module &module) {
+  for (bool erased = true; erased;) {
+    erased = false;
+    for (llvm::Function &f : llvm::make_early_inc_range(module))
+      if (f.use_empty() && !isKernel(f) && (f.isDeclaration() || f.hasLocalLinkage())) {
+        f.eraseFromParent();
+        erased = true;
+      }
+    for (llvm::GlobalVariable &g : llvm::make_early_inc_range(module.globals()))
+      if (g.use_empty()) {
+        g.eraseFromParent();
+        erased = true;
+      }
+  }
+}
+
+// `module`'s PTX, each kernel generated at its level (kMachineOptMaxInstructions):
+// the kernels past it at CodeGenOptLevel::None, the others at Default. A
+// module of both is split in two (the large kernels move to a module of
+// their own) and the two PTX texts merged as the PTX of thread groups are
+// (PtxClone.h), so that a kernel's PTX does not depend on which kernels
+// share its module (a compile on one thread, --emit llvm-ir).
+FailureOr<std::string> emitByOptLevel(llvm::Module &module, llvm::TargetMachine &machine,
+                                      const CodegenSkips &skips, Location loc) {
+  auto emitted = [&](std::optional<std::string> ptx) -> FailureOr<std::string> {
+    if (!ptx)
+      return emitError(loc, "NVPTX cannot emit assembly");
+    return std::move(*ptx);
+  };
+  llvm::StringSet<> atNone = functionsOver(module, machineOptMaxInstructions());
+  std::vector<std::string> entryOrder, globalOrder;
+  size_t kernels = 0, kernelsAtNone = 0;
+  for (llvm::Function &f : module)
+    if (isKernel(f)) {
+      entryOrder.push_back(f.getName().str());
+      ++kernels;
+      kernelsAtNone += atNone.contains(f.getName());
+    }
+  if (kernelsAtNone == 0)
+    return emitted(emitAssembly(module, machine, llvm::CodeGenOptLevel::Default, skips));
+  if (kernelsAtNone == kernels)
+    return emitted(emitAssembly(module, machine, llvm::CodeGenOptLevel::None, noneSkips(skips)));
+  for (const llvm::GlobalVariable &g : module.globals())
+    globalOrder.push_back(g.getName().str());
+  llvm::ValueToValueMapTy map;
+  std::unique_ptr<llvm::Module> partAtNone = llvm::CloneModule(module, map, [&](const llvm::GlobalValue *gv) {
+    auto *f = llvm::dyn_cast<llvm::Function>(gv);
+    return !f || !isKernel(*f) || atNone.contains(f->getName());
+  });
+  for (llvm::Function &f : llvm::make_early_inc_range(*partAtNone))
+    if (f.getCallingConv() == llvm::CallingConv::PTX_Kernel && !atNone.contains(f.getName()))
+      f.eraseFromParent();
+  for (llvm::Function &f : llvm::make_early_inc_range(module))
+    if (isKernel(f) && atNone.contains(f.getName()))
+      f.eraseFromParent();
+  eraseUnused(*partAtNone);
+  eraseUnused(module);
+  FailureOr<std::string> ptxAtDefault =
+      emitted(emitAssembly(module, machine, llvm::CodeGenOptLevel::Default, skips));
+  if (failed(ptxAtDefault))
+    return failure();
+  FailureOr<std::string> ptxAtNone =
+      emitted(emitAssembly(*partAtNone, machine, llvm::CodeGenOptLevel::None, noneSkips(skips)));
+  if (failed(ptxAtNone))
+    return failure();
+  std::string merged = mergePtxModules({*ptxAtDefault, *ptxAtNone}, entryOrder, globalOrder);
+  if (merged.empty())
+    return emitError(loc, "internal: merging the PTX of a module's kernels generated at two "
+                          "optimization levels failed");
+  return merged;
+}
+
 // O3, the variants that are compiled as clones of their kernel, the
 // value-major order and NVPTX: `module`'s PTX (and optimized IR, when kept)
 // into `out`, with the time of the two phases.
@@ -348,20 +470,13 @@ LogicalResult optimizeAndEmit(llvm::Module &module, llvm::TargetMachine &machine
   for (const Variant &v : clones)
     if (large.contains(v.of))
       large.insert(v.name);
-  PassSkips codegenSkips("cg", std::move(skipKeys));
-  codegenSkips.alsoOnLarge(std::move(largeKeys), std::move(large));
-  // SLSR for its cost (PassSkips.h), on the functions as they are now.
-  codegenSkips.alsoSkipPass("slsr", functionsOver(module, kSlsrMaxInstructions));
-  LegacyPassGate gate(codegenSkips);
-  llvm::SmallString<0> ptx;
-  llvm::raw_svector_ostream os(ptx);
-  llvm::legacy::PassManager pm;
-  if (machine.addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile))
-    return emitError(loc, "NVPTX cannot emit assembly");
-  module.getContext().setOptPassGate(gate);
-  pm.run(module);
-  module.getContext().setOptPassGate(llvm::getGlobalPassGate());
-  out.ptx = ptx.str().str();
+  CodegenSkips skips{std::move(skipKeys), std::move(largeKeys), std::move(large),
+                     // SLSR for its cost (PassSkips.h), on the functions as they are now.
+                     functionsOver(module, kSlsrMaxInstructions)};
+  FailureOr<std::string> ptx = emitByOptLevel(module, machine, skips, loc);
+  if (failed(ptx))
+    return failure();
+  out.ptx = std::move(*ptx);
   out.codegenMs = msSince(t1);
   return success();
 }

@@ -72,7 +72,16 @@ class PassInstrumentationCallbacks;
 namespace megac {
 
 inline constexpr unsigned kLargeFunctionInstructions = 1500;
-inline constexpr unsigned kSlsrMaxInstructions = 900;
+inline constexpr unsigned kSlsrMaxInstructions = 700;
+// Kernels of more than this many LLVM instructions after O3 (attention's
+// 32-row variant) are generated at CodeGenOptLevel::None (PTXEmitter.cpp):
+// NVPTX's machine-level passes (register coalescing, machine CSE, LICM and
+// sinking, peephole) and its IR-level ones (loop strength reduction,
+// CodeGenPrepare, ...) are an eighth of that variant's compile, and ptxas
+// redoes that work: the variant ran as fast at every benchmark shape
+// (results/tuning_codegen_none_e30e89f.md). Smaller kernels keep Default: at
+// None draft_fin_residual's register-capped variant spills.
+inline constexpr unsigned kMachineOptMaxInstructions = 2000;
 
 // The functions of `module` with more than `instructions` instructions
 // (declarations aside).
