@@ -47,7 +47,16 @@
 // addresses itself; draft_fin_residual's PTX changes); smaller kernels keep
 // it, since it changes the PTX of some of them (hop, softmax, route, ...),
 // and off for them too it made every compile 3-10% faster but hop at M = 1 2%
-// slower (results/tuning_no_slsr_bd57f2c.md).
+// slower (results/tuning_no_slsr_bd57f2c.md). The limit is 700 since
+// `2398486` (900 before): the attention merges (about 770 instructions) skip
+// it, their PTX unchanged and their compiles 7-11% faster; nvfp4_quant's
+// `two_blocks` ran about 1% faster, draft_fin about 1% slower at M <= 128
+// (results/tuning_slsr_limit_49ed307.md, results/tuning_codegen_none_2398486.md).
+//
+// The skip lists hold for the pipelines as megac runs them: the kernels that
+// code generation takes at CodeGenOptLevel::None (kMachineOptMaxInstructions)
+// are compared at None, where the codegen lists do not apply (they name runs
+// of the Default pipeline).
 // Environment, for scripts/find_pass_skips.py:
 //   MEGAC_PASS_SKIPS        "none": the full pipelines; else a comma-separated
 //                           list of keys instead of the built-in one
@@ -79,8 +88,9 @@ inline constexpr unsigned kSlsrMaxInstructions = 700;
 // sinking, peephole) and its IR-level ones (loop strength reduction,
 // CodeGenPrepare, ...) are an eighth of that variant's compile, and ptxas
 // redoes that work: the variant ran as fast at every benchmark shape
-// (results/tuning_codegen_none_e30e89f.md). Smaller kernels keep Default: at
-// None draft_fin_residual's register-capped variant spills.
+// (results/tuning_codegen_none_2398486.md). Smaller kernels keep Default: at
+// None draft_fin_residual's register-capped variant spills. $MEGAC_MACHINE_OPT_MAX
+// sets another limit (probes, lit codegen/machine-opt-level.mega).
 inline constexpr unsigned kMachineOptMaxInstructions = 2000;
 
 // The functions of `module` with more than `instructions` instructions
