@@ -31,7 +31,6 @@
 
 #include <algorithm>
 #include <map>
-#include <optional>
 #include <cstdlib>
 #include <mutex>
 #include <sys/stat.h>
@@ -122,6 +121,10 @@ struct Variant {
   llvm::AttributeList attrs;
 };
 
+bool isKernel(const llvm::Function &f) {
+  return !f.isDeclaration() && f.getCallingConv() == llvm::CallingConv::PTX_Kernel;
+}
+
 llvm::AttributeList withoutVariantAttrs(llvm::LLVMContext &ctx,
                                         llvm::AttributeList a) {
   for (const char *kind : kVariantAttrs)
@@ -132,8 +135,7 @@ llvm::AttributeList withoutVariantAttrs(llvm::LLVMContext &ctx,
 std::vector<Variant> removeVariants(llvm::Module &module) {
   std::vector<llvm::Function *> kernels;
   for (llvm::Function &f : module)
-    if (!f.isDeclaration() &&
-        f.getCallingConv() == llvm::CallingConv::PTX_Kernel)
+    if (isKernel(f))
       kernels.push_back(&f);
   std::vector<Variant> out;
   if (kernels.size() < 2)
@@ -306,9 +308,10 @@ struct CodegenSkips {
   llvm::StringSet<> keys, largeKeys, large, noSlsr;
 };
 
-// NVPTX's assembly for `module` at `level`, or nothing if NVPTX cannot emit it.
-std::optional<std::string> emitAssembly(llvm::Module &module, llvm::TargetMachine &machine,
-                                        llvm::CodeGenOptLevel level, const CodegenSkips &skips) {
+// NVPTX's assembly for `module` at `level`.
+FailureOr<std::string> emitAssembly(llvm::Module &module, llvm::TargetMachine &machine,
+                                    llvm::CodeGenOptLevel level, const CodegenSkips &skips,
+                                    Location loc) {
   PassSkips gateSkips("cg", skips.keys);
   gateSkips.alsoOnLarge(skips.largeKeys, skips.large);
   gateSkips.alsoSkipPass("slsr", skips.noSlsr);
@@ -318,7 +321,7 @@ std::optional<std::string> emitAssembly(llvm::Module &module, llvm::TargetMachin
   llvm::raw_svector_ostream os(ptx);
   llvm::legacy::PassManager pm;
   if (machine.addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile))
-    return std::nullopt;
+    return emitError(loc, "NVPTX cannot emit assembly");
   module.getContext().setOptPassGate(gate);
   pm.run(module);
   module.getContext().setOptPassGate(llvm::getGlobalPassGate());
@@ -339,10 +342,6 @@ unsigned machineOptMaxInstructions() {
 // name runs of the Default pipeline (PassSkips.h); None has other runs.
 CodegenSkips noneSkips(const CodegenSkips &skips) {
   return CodegenSkips{{}, {}, {}, skips.noSlsr};
-}
-
-bool isKernel(const llvm::Function &f) {
-  return !f.isDeclaration() && f.getCallingConv() == llvm::CallingConv::PTX_Kernel;
 }
 
 // Erases what nothing in `module` uses any more: function declarations and
@@ -373,11 +372,6 @@ void eraseUnused(llvm::Module &module) {
 // share its module (a compile on one thread, --emit llvm-ir).
 FailureOr<std::string> emitByOptLevel(llvm::Module &module, llvm::TargetMachine &machine,
                                       const CodegenSkips &skips, Location loc) {
-  auto emitted = [&](std::optional<std::string> ptx) -> FailureOr<std::string> {
-    if (!ptx)
-      return emitError(loc, "NVPTX cannot emit assembly");
-    return std::move(*ptx);
-  };
   llvm::StringSet<> atNone = functionsOver(module, machineOptMaxInstructions());
   std::vector<std::string> entryOrder, globalOrder;
   size_t kernels = 0, kernelsAtNone = 0;
@@ -388,16 +382,18 @@ FailureOr<std::string> emitByOptLevel(llvm::Module &module, llvm::TargetMachine 
       kernelsAtNone += atNone.contains(f.getName());
     }
   if (kernelsAtNone == 0)
-    return emitted(emitAssembly(module, machine, llvm::CodeGenOptLevel::Default, skips));
+    return emitAssembly(module, machine, llvm::CodeGenOptLevel::Default, skips, loc);
   if (kernelsAtNone == kernels)
-    return emitted(emitAssembly(module, machine, llvm::CodeGenOptLevel::None, noneSkips(skips)));
+    return emitAssembly(module, machine, llvm::CodeGenOptLevel::None, noneSkips(skips), loc);
   for (const llvm::GlobalVariable &g : module.globals())
     globalOrder.push_back(g.getName().str());
+  // The other kernels are cloned as declarations, then erased.
   llvm::ValueToValueMapTy map;
-  std::unique_ptr<llvm::Module> partAtNone = llvm::CloneModule(module, map, [&](const llvm::GlobalValue *gv) {
-    auto *f = llvm::dyn_cast<llvm::Function>(gv);
-    return !f || !isKernel(*f) || atNone.contains(f->getName());
-  });
+  std::unique_ptr<llvm::Module> partAtNone =
+      llvm::CloneModule(module, map, [&](const llvm::GlobalValue *gv) {
+        auto *f = llvm::dyn_cast<llvm::Function>(gv);
+        return !f || !isKernel(*f) || atNone.contains(f->getName());
+      });
   for (llvm::Function &f : llvm::make_early_inc_range(*partAtNone))
     if (f.getCallingConv() == llvm::CallingConv::PTX_Kernel && !atNone.contains(f.getName()))
       f.eraseFromParent();
@@ -407,11 +403,11 @@ FailureOr<std::string> emitByOptLevel(llvm::Module &module, llvm::TargetMachine 
   eraseUnused(*partAtNone);
   eraseUnused(module);
   FailureOr<std::string> ptxAtDefault =
-      emitted(emitAssembly(module, machine, llvm::CodeGenOptLevel::Default, skips));
+      emitAssembly(module, machine, llvm::CodeGenOptLevel::Default, skips, loc);
   if (failed(ptxAtDefault))
     return failure();
   FailureOr<std::string> ptxAtNone =
-      emitted(emitAssembly(*partAtNone, machine, llvm::CodeGenOptLevel::None, noneSkips(skips)));
+      emitAssembly(*partAtNone, machine, llvm::CodeGenOptLevel::None, noneSkips(skips), loc);
   if (failed(ptxAtNone))
     return failure();
   std::string merged = mergePtxModules({*ptxAtDefault, *ptxAtNone}, entryOrder, globalOrder);
