@@ -213,11 +213,19 @@ void cloneVariants(llvm::Module &module, const std::vector<Variant> &variants) {
         attrs = attrs.addFnAttribute(ctx, v.attrs.getFnAttr(kind));
     copy->setAttributes(attrs);
     copy->removeFromParent();
-    llvm::Function *next = v.next.empty() ? nullptr : module.getFunction(v.next);
-    if (next)
-      module.getFunctionList().insert(next->getIterator(), copy);
-    else
-      module.getFunctionList().insert(std::next(of->getIterator()), copy);
+    // Before the kernel that followed it, or, where it was the last kernel,
+    // after the last kernel (not after `of`: other kernels may follow that).
+    llvm::Module::iterator at;
+    if (llvm::Function *next = v.next.empty() ? nullptr : module.getFunction(v.next)) {
+      at = next->getIterator();
+    } else {
+      llvm::Function *last = of;
+      for (llvm::Function &f : module)
+        if (isKernel(f))
+          last = &f;
+      at = std::next(last->getIterator());
+    }
+    module.getFunctionList().insert(at, copy);
   }
 }
 
@@ -351,16 +359,22 @@ CodegenSkips noneSkips(const CodegenSkips &skips) {
 void eraseUnused(llvm::Module &module) {
   for (bool erased = true; erased;) {
     erased = false;
-    for (llvm::Function &f : llvm::make_early_inc_range(module))
+    // A global's uses include constant expressions left over from the
+    // erased kernels: dead, but uses until removed.
+    for (llvm::Function &f : llvm::make_early_inc_range(module)) {
+      f.removeDeadConstantUsers();
       if (f.use_empty() && !isKernel(f) && (f.isDeclaration() || f.hasLocalLinkage())) {
         f.eraseFromParent();
         erased = true;
       }
-    for (llvm::GlobalVariable &g : llvm::make_early_inc_range(module.globals()))
+    }
+    for (llvm::GlobalVariable &g : llvm::make_early_inc_range(module.globals())) {
+      g.removeDeadConstantUsers();
       if (g.use_empty()) {
         g.eraseFromParent();
         erased = true;
       }
+    }
   }
 }
 

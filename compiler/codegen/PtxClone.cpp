@@ -111,7 +111,7 @@ std::string addPtxCopies(const std::string &ptx, const std::vector<PtxCopy> &cop
   };
   for (const PtxCopy &copy : copies) {
     int of = find(copy.of);
-    int before = copy.before.empty() ? of + 1 : find(copy.before);
+    int before = copy.before.empty() ? int(entries.size()) : find(copy.before);
     if (of < 0 || before < 0)
       return "";
     Entry e{copy.name, kGlobl + copy.name + "\n", copyBody(entries[size_t(of)], copy)};

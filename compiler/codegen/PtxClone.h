@@ -19,7 +19,7 @@ namespace megac {
 struct PtxCopy {
   std::string name;   // the variant's entry
   std::string of;     // the kernel whose PTX it copies
-  std::string before; // the entry it goes before; empty: right after `of`
+  std::string before; // the entry it goes before; empty: after the last entry
   unsigned minCtasPerSm = 0, maxnreg = 0; // 0: no directive
 };
 

@@ -33,6 +33,15 @@ TEST(PtxClone, ACopyWithoutDirectivesAndOneAtTheEnd) {
             kHeader + entry("k", ".minnctapersm 2\n", 0) + entry("k__v", "", 1));
 }
 
+// A variant that was the module's last kernel goes after the last entry, not
+// after the kernel it copies (gdn_core's `one_wave`, a copy of `many_ctas`, is
+// last in the source; one thread and eight gave two orders before).
+TEST(PtxClone, ACopyOfAnEarlierKernelThatWasLastStaysLast) {
+  std::string ptx = kHeader + entry("k", "", 0) + entry("other", "", 1);
+  EXPECT_EQ(megac::addPtxCopies(ptx, {{"k__v", "k", "", 0, 64}}),
+            kHeader + entry("k", "", 0) + entry("other", "", 1) + entry("k__v", ".maxnreg 64\n", 2));
+}
+
 TEST(PtxClone, UnknownKernelsOrForeignTextGiveNothing) {
   std::string ptx = kHeader + entry("k", "", 0);
   EXPECT_EQ(megac::addPtxCopies(ptx, {{"v", "missing", "", 0, 64}}), "");
