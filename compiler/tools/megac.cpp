@@ -49,7 +49,8 @@ module's kernels and its targets side by side; default: the hardware's), MEGAC_P
 pass runs megac skips because they change no PTX), MEGAC_LARGE_PASS_SKIPS
 (none: without those it skips on large functions only), MEGAC_COSTLY_PASS_SKIPS
 (none: without the runs it skips on large functions for their compile time,
-which change the PTX), MEGAC_DIRECT_TO_LLVM (none: scf goes to cf, and
+which change the PTX), MEGAC_MACHINE_OPT_MAX (kernels of more LLVM instructions
+after O3 are generated at CodeGenOptLevel::None; default 2000), MEGAC_DIRECT_TO_LLVM (none: scf goes to cf, and
 arith, math and cf to the LLVM dialect, through MLIR's pass and dialect
 conversion, and the LLVM dialect to LLVM IR through MLIR's translation, not
 megac's walks: the same IR; check: both translations, an error if they
