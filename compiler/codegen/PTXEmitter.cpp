@@ -347,10 +347,9 @@ unsigned machineOptMaxInstructions() {
 }
 
 // The skips of code generation at CodeGenOptLevel::None: none. The lists
-// name runs of the Default pipeline (PassSkips.h); None has other runs.
-CodegenSkips noneSkips(const CodegenSkips &skips) {
-  return CodegenSkips{{}, {}, {}, skips.noSlsr};
-}
+// name runs of the Default pipeline (PassSkips.h), and None runs neither
+// those nor SLSR.
+const CodegenSkips kNoSkips;
 
 // Erases what nothing in `module` uses any more: function declarations and
 // internal functions, and globals (a kernel's shared buffers), until none is
@@ -398,19 +397,16 @@ FailureOr<std::string> emitByOptLevel(llvm::Module &module, llvm::TargetMachine 
   if (kernelsAtNone == 0)
     return emitAssembly(module, machine, llvm::CodeGenOptLevel::Default, skips, loc);
   if (kernelsAtNone == kernels)
-    return emitAssembly(module, machine, llvm::CodeGenOptLevel::None, noneSkips(skips), loc);
+    return emitAssembly(module, machine, llvm::CodeGenOptLevel::None, kNoSkips, loc);
   for (const llvm::GlobalVariable &g : module.globals())
     globalOrder.push_back(g.getName().str());
-  // The other kernels are cloned as declarations, then erased.
+  // The other kernels are cloned as declarations, which eraseUnused drops.
   llvm::ValueToValueMapTy map;
   std::unique_ptr<llvm::Module> partAtNone =
       llvm::CloneModule(module, map, [&](const llvm::GlobalValue *gv) {
         auto *f = llvm::dyn_cast<llvm::Function>(gv);
         return !f || !isKernel(*f) || atNone.contains(f->getName());
       });
-  for (llvm::Function &f : llvm::make_early_inc_range(*partAtNone))
-    if (f.getCallingConv() == llvm::CallingConv::PTX_Kernel && !atNone.contains(f.getName()))
-      f.eraseFromParent();
   for (llvm::Function &f : llvm::make_early_inc_range(module))
     if (isKernel(f) && atNone.contains(f.getName()))
       f.eraseFromParent();
@@ -421,7 +417,7 @@ FailureOr<std::string> emitByOptLevel(llvm::Module &module, llvm::TargetMachine 
   if (failed(ptxAtDefault))
     return failure();
   FailureOr<std::string> ptxAtNone =
-      emitAssembly(*partAtNone, machine, llvm::CodeGenOptLevel::None, noneSkips(skips), loc);
+      emitAssembly(*partAtNone, machine, llvm::CodeGenOptLevel::None, kNoSkips, loc);
   if (failed(ptxAtNone))
     return failure();
   std::string merged = mergePtxModules({*ptxAtDefault, *ptxAtNone}, entryOrder, globalOrder);
