@@ -113,7 +113,10 @@ struct FoldConstantMasks : tile::impl::TileFoldConstantMasksBase<FoldConstantMas
     // Only these rewrites (and erasing what they leave dead): other ops'
     // folders wait for the canonicalizer after the layouts, as before.
     GreedyRewriteConfig config;
-    config.enableFolding(false).enableConstantCSE(false);
+    // Nor region simplification: the IR is structured (scf), and the ops
+    // the rewrites leave dead the driver erases itself.
+    config.enableFolding(false).enableConstantCSE(false).setRegionSimplificationLevel(
+        GreedySimplifyRegionLevel::Disabled);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns), config)))
       signalPassFailure();
   }

@@ -144,7 +144,14 @@ struct TileRemoveLayoutConversions
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<RematerializeCheapTiles, LoadInWantedLayout>(&getContext());
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    // The canonicalizer runs next (Compiler.cpp): it simplifies the regions
+    // and uniques the constants, which here cost twice the rewrites (half the
+    // tile passes' time in region simplification alone) and change nothing
+    // it would not change.
+    GreedyRewriteConfig config;
+    config.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled)
+        .enableConstantCSE(false);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns), config)))
       signalPassFailure();
     // The marker has served (LoadInWantedLayout): the IR is as before it.
     getOperation()->walk([](ConvertLayoutOp conv) { conv->removeAttr(attr::kExplicitLayout); });
