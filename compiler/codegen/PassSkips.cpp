@@ -109,7 +109,13 @@ void PassSkips::alsoSkipPass(llvm::StringRef pass, llvm::StringSet<> functions) 
     passSkippedOn[pass] = std::move(functions);
 }
 
+bool PassSkips::keepsLoopForm(llvm::StringRef pass) {
+  return pass == "LoopSimplifyPass" || pass == "LCSSAPass";
+}
+
 bool PassSkips::shouldRun(llvm::StringRef pass, llvm::StringRef unit) {
+  if (keepsLoopForm(pass))
+    return true;
   if (keys.empty() && (largeKeys.empty() || large.empty()) && passSkippedOn.empty() && !logging)
     return true;
   unsigned n = runs[(pass + llvm::Twine('\0') + unit).str()]++;

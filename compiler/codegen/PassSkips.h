@@ -6,8 +6,16 @@
 // pass names as the new pass manager spells them) or `cg` (the legacy code
 // generation pipeline, pass arguments), and n counts the pass's earlier runs
 // on the same function (module, call-graph SCC): "opt:InstCombinePass:3" is
-// O3's fourth InstCombine on every function. Only optional passes are asked;
-// skipping one never makes the code wrong, at worst slower.
+// O3's fourth InstCombine on every function. Only optional passes are asked,
+// and of those two always run, whatever a list says: LoopSimplify and LCSSA
+// put loops in the form the loop passes after them assume (preheaders,
+// dedicated exits; values used outside a loop through phis at its exits:
+// LICM sinks into exits only so). LLVM lets them be skipped, but a loop pass
+// then runs on a loop out of form, which LLVM checks only in builds with
+// assertions: on a kernel outside the lists' corpus that could be wrong code,
+// not slower code (until the fifty-second session the lists skipped nine of
+// their runs, which changed no PTX of the corpus). Skipping any other run
+// never makes the code wrong, at worst slower.
 //
 // The built-in list (PassSkipList.inc) holds the runs whose removal leaves the
 // PTX of every kernel in kernels-dsl/ and test/gpu/ byte-identical on every
@@ -126,8 +134,11 @@ public:
   // skipped for its cost, not for leaving the PTX alone.
   void alsoSkipPass(llvm::StringRef pass, llvm::StringSet<> functions);
 
-  // Counts the run of `pass` on `unit` and says whether it happens.
+  // Counts the run of `pass` on `unit` and says whether it happens
+  // (always for keepsLoopForm's passes, which are neither counted nor logged).
   bool shouldRun(llvm::StringRef pass, llvm::StringRef unit);
+  // LoopSimplify and LCSSA (the new pass manager's names): never skipped.
+  static bool keepsLoopForm(llvm::StringRef pass);
   // Asked by the new pass manager's optional passes.
   void registerOn(llvm::PassInstrumentationCallbacks &pic);
   unsigned skipped() const { return numSkipped; }

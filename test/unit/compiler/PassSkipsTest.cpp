@@ -66,6 +66,20 @@ TEST(PassSkips, KeysCountAPassesRunsOnEachFunction) {
   EXPECT_EQ(skips.skipped(), 2u);
 }
 
+// LoopSimplify and LCSSA put loops in the form later loop passes assume:
+// no list skips them, and their runs are not counted (nor logged), so a key
+// naming one skips nothing.
+TEST(PassSkips, LoopFormPassesAlwaysRun) {
+  megac::PassSkips skips("opt", keysOf({"opt:LCSSAPass:0", "opt:LoopSimplifyPass:0",
+                                        "opt:LICMPass:0"}));
+  EXPECT_TRUE(skips.shouldRun("LCSSAPass", "f"));
+  EXPECT_TRUE(skips.shouldRun("LoopSimplifyPass", "f"));
+  EXPECT_FALSE(skips.shouldRun("LICMPass", "f"));
+  EXPECT_EQ(skips.skipped(), 1u);
+  EXPECT_TRUE(megac::PassSkips::keepsLoopForm("LCSSAPass"));
+  EXPECT_FALSE(megac::PassSkips::keepsLoopForm("LICMPass"));
+}
+
 TEST(PassSkips, TheNewPassManagerAsksForEveryFunction) {
   llvm::LLVMContext ctx;
   llvm::Module m("m", ctx);
