@@ -75,12 +75,21 @@ LogicalResult KernelLowering::lowerDot(DotOp op) {
   // first 8 of a row add a constant (the xor only changes the low 3 bits),
   // so a lane needs at most 8 distinct address registers, not one per
   // fragment: the rest is an immediate offset of the ldmatrix.
+  // Each of those registers is made once (the dot's loads are straight-line
+  // code in one block, where the first dominates the rest): made again for
+  // every fragment, they were a tenth of attention's LLVM dialect, for O3's
+  // first EarlyCSE to remove after the rewrite and translation had paid for
+  // them; the same PTX.
+  llvm::DenseMap<std::tuple<Value, Value, Value, int64_t>, Value> lanePtrs;
   auto load = [&](Value base, Value laneBytes, int64_t constBytes, Value laneChunk,
                   int64_t constChunk, unsigned count, bool trans) {
-    Value four = i32(4); // (its own statement: argument order is the compiler's)
-    Value chunk = arith::ShLIOp::create(b, loc, xorC(laneChunk, constChunk % 8), four);
-    Value lanePtr = LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base,
-                                        ValueRange{add(laneBytes, chunk)});
+    Value &lanePtr = lanePtrs[{base, laneBytes, laneChunk, constChunk % 8}];
+    if (!lanePtr || !madeEarlierHere(lanePtr)) {
+      Value four = i32(4); // (its own statement: argument order is the compiler's)
+      Value chunk = arith::ShLIOp::create(b, loc, xorC(laneChunk, constChunk % 8), four);
+      lanePtr = LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base,
+                                    ValueRange{add(laneBytes, chunk)});
+    }
     return mma::loadMatrices(b, loc, lanePtr, i32(constBytes + constChunk / 8 * 128), count,
                              trans);
   };

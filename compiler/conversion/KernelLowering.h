@@ -193,8 +193,21 @@ private:
         break;
       below *= sizes[d];
     }
+    Value &known = digits[{id, below, int64_t(sizes[dim])}];
+    if (known && madeEarlierHere(known))
+      return known;
     Value v = arith::DivUIOp::create(b, loc, id, i32(below));
-    return arith::RemUIOp::create(b, loc, v, i32(sizes[dim]));
+    known = arith::RemUIOp::create(b, loc, v, i32(sizes[dim]));
+    return known;
+  }
+  // Whether `v` was made in the block the builder inserts into, before the
+  // insertion point: then it dominates what is made there now.
+  bool madeEarlierHere(Value v) {
+    Operation *def = v.getDefiningOp();
+    Block *block = b.getInsertionBlock();
+    if (!def || def->getBlock() != block)
+      return false;
+    return b.getInsertionPoint() == block->end() || def->isBeforeInBlock(&*b.getInsertionPoint());
   }
   Value laneDigit(const layout::Blocked &l, unsigned dim) {
     return digit(lane, l.threadsPerWarp, l.order, dim);
@@ -409,6 +422,10 @@ private:
   std::map<std::tuple<void *, unsigned, std::string>, std::pair<Operation *, Regs>> argValues;
   Block *entryBlock = nullptr;
   DenseMap<TypedAttr, Value> constants;
+  // A lane's or warp's digits (digit()), made once a block: every tile op's
+  // lowering asks for its layout's thread coordinates (the same PTX; reusing
+  // whole thread bases or element indices too changed some kernels' PTX).
+  DenseMap<std::tuple<Value, int64_t, int64_t>, Value> digits;
   AxisInfoAnalysis axisInfo;
   // Loads (and their trans) that go to shared memory by cp.async for a dot.
   struct Copy {
