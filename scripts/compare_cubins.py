@@ -10,15 +10,14 @@ result measured on the one stands for the other. Exit 1 if any section differs o
 """
 import argparse
 import concurrent.futures
-import glob
 import os
 import struct
 import subprocess
 import sys
 import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TARGETS = ("sm_90a", "sm_100a", "sm_103a")
+from find_pass_skips import ROOT, TARGETS, sources  # the same kernels and targets the PTX identities compare
+
 COMPARED = (".text.", ".nv.info", ".nv.constant0.", ".nv.shared.")
 SHT_NOBITS = 8
 
@@ -63,17 +62,16 @@ def main():
     else:
         var, _, value = a.env.partition("=")
         sides["old"] = (a.megac, {**plain, var: value})
-    sources = sorted(glob.glob(os.path.join(ROOT, "kernels-dsl/*.mega"))) + sorted(
-        glob.glob(os.path.join(ROOT, "test/gpu/*.mega")))
+    files = sources()
     with tempfile.TemporaryDirectory() as tmp, concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
         jobs = {}
-        for source in sources:
+        for source in files:
             for target in TARGETS:
                 for side, (megac, env) in sides.items():
                     out = os.path.join(tmp, f"{side}.{os.path.basename(source)}.{target}.cubin")
                     jobs[(source, target, side)] = (pool.submit(cubin, megac, source, target, env, out), out)
         failed = differing = kernels = 0
-        for source in sources:
+        for source in files:
             for target in TARGETS:
                 name = f"{os.path.relpath(source, ROOT)} ({target})"
                 errors = [jobs[(source, target, s)][0].result() for s in ("new", "old")]
@@ -87,7 +85,7 @@ def main():
                 if bad:
                     print(f"{name}: differs in {', '.join(bad)}")
                     differing += 1
-    print(f"{len(sources) * len(TARGETS)} cubins of {len(sources)} sources on {len(TARGETS)} targets, "
+    print(f"{len(files) * len(TARGETS)} cubins of {len(files)} sources on {len(TARGETS)} targets, "
           f"{kernels} kernels' code: {differing} differ, {failed} failed to compile")
     return 1 if differing or failed else 0
 
