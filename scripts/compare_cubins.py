@@ -61,6 +61,7 @@ def main():
         sides["old"] = (a.baseline, plain)
     else:
         var, _, value = a.env.partition("=")
+        plain.pop(var, None)  # without it, whatever the caller's environment holds
         sides["old"] = (a.megac, {**plain, var: value})
     files = sources()
     with tempfile.TemporaryDirectory() as tmp, concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
@@ -68,7 +69,7 @@ def main():
         for source in files:
             for target in TARGETS:
                 for side, (megac, env) in sides.items():
-                    out = os.path.join(tmp, f"{side}.{os.path.basename(source)}.{target}.cubin")
+                    out = os.path.join(tmp, f"{side}.{os.path.relpath(source, ROOT).replace(os.sep, '_')}.{target}.cubin")
                     jobs[(source, target, side)] = (pool.submit(cubin, megac, source, target, env, out), out)
         failed = differing = kernels = 0
         for source in files:
