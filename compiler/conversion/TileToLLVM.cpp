@@ -486,7 +486,7 @@ LogicalResult KernelLowering::lowerBroadcastLike(Operation *op, Value src,
   auto dstDist = distOf(op, dstType);
   if (failed(srcDist) || failed(dstDist))
     return failure();
-  if (srcDist->blocked.str() != dstDist->blocked.str())
+  if (srcDist->blocked != dstDist->blocked)
     return op->emitError("operand and result layouts differ: run "
                          "tile-assign-layouts");
   // Both are views of one blocked layout: find, for each result register,

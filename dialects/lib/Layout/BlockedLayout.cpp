@@ -89,11 +89,18 @@ std::vector<unsigned> Blocked::warpCoords(unsigned warp) const {
   return digits(warp, order, widen(warpsPerCTA));
 }
 
+// threadBase, registerOffset and elementOf walk the mixed-radix digits of
+// lane, warp and register in place: the layout checks and the lowering call
+// them for every register of every thread, and temporary digit vectors were
+// most of their cost.
 Index Blocked::threadBase(unsigned lane, unsigned warp) const {
-  auto l = laneCoords(lane), w = warpCoords(warp);
   Index base(rank());
-  for (unsigned d = 0; d < rank(); ++d)
-    base[d] = (int64_t(w[d]) * threadsPerWarp[d] + l[d]) * sizePerThread[d];
+  for (unsigned d : order) {
+    int64_t laneDigit = lane % threadsPerWarp[d], warpDigit = warp % warpsPerCTA[d];
+    lane /= threadsPerWarp[d];
+    warp /= warpsPerCTA[d];
+    base[d] = (warpDigit * threadsPerWarp[d] + laneDigit) * sizePerThread[d];
+  }
   return base;
 }
 
@@ -101,14 +108,14 @@ Index Blocked::registerOffset(const Shape &shape, int64_t reg) const {
   int64_t within = 1;
   for (unsigned s : sizePerThread)
     within *= s;
-  auto w = digits(reg % within, order, widen(sizePerThread));
-  std::vector<int64_t> reps(rank());
-  for (unsigned d = 0; d < rank(); ++d)
-    reps[d] = repetitions(shape, d);
-  auto r = digits(reg / within, order, reps);
+  int64_t inside = reg % within, rep = reg / within;
   Index off(rank());
-  for (unsigned d = 0; d < rank(); ++d)
-    off[d] = int64_t(r[d]) * ctaTile(d) + w[d];
+  for (unsigned d : order) {
+    int64_t reps = repetitions(shape, d);
+    off[d] = (rep % reps) * ctaTile(d) + inside % sizePerThread[d];
+    inside /= sizePerThread[d];
+    rep /= reps;
+  }
   return off;
 }
 
@@ -332,6 +339,16 @@ std::vector<int64_t> TileLayout::parentRegisters(const Shape &shape) const {
 // the lowering and the conversion planners ask for one register at a time,
 // and recomputing the list each time made them quadratic in the tile size.
 const std::vector<int64_t> &TileLayout::slicedRegisters(const Shape &shape) const {
+  // The last answer first: callers ask about one layout many times in a row,
+  // and comparing it costs less than building the map's key.
+  thread_local struct {
+    const std::vector<int64_t> *regs = nullptr;
+    TileLayout layout;
+    Shape shape;
+  } last;
+  if (last.regs && last.layout.sliceDim == sliceDim && last.shape == shape &&
+      last.layout.blocked == blocked)
+    return *last.regs;
   thread_local std::map<std::vector<int64_t>, std::vector<int64_t>> cache;
   std::vector<int64_t> key = {sliceDim};
   for (const auto *v : {&blocked.sizePerThread, &blocked.threadsPerWarp,
@@ -345,6 +362,9 @@ const std::vector<int64_t> &TileLayout::slicedRegisters(const Shape &shape) cons
     it = cache.emplace(std::move(key), Slice{unsigned(sliceDim), blocked}
                                            .parentRegisters(parentShape(shape)))
              .first;
+  last.regs = &it->second; // map nodes stay where they are
+  last.layout = *this;
+  last.shape = shape;
   return it->second;
 }
 
@@ -385,17 +405,35 @@ std::string TileLayout::str() const {
 
 namespace {
 
+// The element each thread's register holds, as a linear index over `shape`:
+// entry (warp * 32 + lane) * registers + reg. A thread's base and a
+// register's offset are each computed once, not once per element.
+std::vector<int64_t> elementTable(const TileLayout &l, const Shape &shape, unsigned numWarps) {
+  // Over the parent's shape a slice's dimension has extent 1: its
+  // coordinate is 0 and the linear index is the one over `shape`.
+  Shape parent = l.parentShape(shape);
+  std::vector<Index> offsets;
+  for (int64_t r : l.parentRegisters(shape))
+    offsets.push_back(l.blocked.registerOffset(parent, r));
+  std::vector<int64_t> table;
+  table.reserve(size_t(numWarps) * 32 * offsets.size());
+  for (unsigned warp = 0; warp < numWarps; ++warp)
+    for (unsigned lane = 0; lane < 32; ++lane) {
+      Index base = l.blocked.threadBase(lane, warp);
+      for (const Index &off : offsets) {
+        int64_t linear = 0;
+        for (size_t d = 0; d < parent.size(); ++d)
+          linear = linear * parent[d] + (base[d] + off[d]) % parent[d];
+        table.push_back(linear);
+      }
+    }
+  return table;
+}
+
 bool equivalentUncached(const TileLayout &a, const TileLayout &b, const Shape &shape,
                         unsigned numWarps) {
-  int64_t n = a.numRegisters(shape);
-  if (n != b.numRegisters(shape))
-    return false;
-  for (unsigned warp = 0; warp < numWarps; ++warp)
-    for (unsigned lane = 0; lane < 32; ++lane)
-      for (int64_t r = 0; r < n; ++r)
-        if (a.elementOf(shape, lane, warp, r) != b.elementOf(shape, lane, warp, r))
-          return false;
-  return true;
+  return a.numRegisters(shape) == b.numRegisters(shape) &&
+         elementTable(a, shape, numWarps) == elementTable(b, shape, numWarps);
 }
 
 void appendKey(std::string &key, const TileLayout &l) {

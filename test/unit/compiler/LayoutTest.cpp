@@ -299,6 +299,96 @@ TEST(TileLayout, Equivalent) {
   EXPECT_FALSE(equivalent(w2, w4, {256}, 4));
 }
 
+// The placement the header documents, computed digit by digit: the
+// reference that elementOf and equivalent (which compute it faster) must
+// agree with.
+Index documentedElement(const Blocked &l, const Shape &shape, unsigned lane, unsigned warp,
+                        int64_t reg) {
+  int64_t within = 1;
+  for (unsigned s : l.sizePerThread)
+    within *= s;
+  int64_t inside = reg % within, rep = reg / within;
+  Index e(l.rank());
+  for (unsigned d : l.order) {
+    int64_t laneD = lane % l.threadsPerWarp[d], warpD = warp % l.warpsPerCTA[d];
+    int64_t withinD = inside % l.sizePerThread[d], reps = std::max<int64_t>(1, shape[d] / l.ctaTile(d));
+    int64_t repD = rep % reps;
+    lane /= l.threadsPerWarp[d];
+    warp /= l.warpsPerCTA[d];
+    inside /= l.sizePerThread[d];
+    rep /= reps;
+    e[d] = ((warpD * l.threadsPerWarp[d] + laneD) * l.sizePerThread[d] + repD * l.ctaTile(d) +
+            withinD) % shape[d];
+  }
+  return e;
+}
+
+// Powers of two of product `total` over `rank` dimensions, from `seed`.
+std::vector<unsigned> split(unsigned total, unsigned rank, unsigned &seed) {
+  std::vector<unsigned> out(rank, 1);
+  for (unsigned bit = 1; bit < total; bit *= 2) {
+    seed = seed * 1103515245u + 12345u;
+    out[(seed >> 16) % rank] *= 2;
+  }
+  return out;
+}
+
+// Layouts of rank 1 to 3 on 1 to 8 warps, some of them slices, over
+// shapes smaller and larger than their CTA tiles.
+TEST(TileLayout, FastPlacementMatchesTheDocumentedOne) {
+  unsigned seed = 7;
+  int compared = 0, same = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    unsigned rank = 1 + trial % 3, warps = 1u << (trial / 3 % 4);
+    auto layoutOf = [&](int sliceDim) {
+      std::vector<unsigned> order(rank);
+      for (unsigned d = 0; d < rank; ++d)
+        order[d] = (d + seed) % rank;
+      std::vector<unsigned> spt(rank);
+      for (unsigned d = 0; d < rank; ++d) {
+        seed = seed * 1103515245u + 12345u;
+        spt[d] = 1u << ((seed >> 16) % 3);
+      }
+      return TileLayout{make(spt, split(32, rank, seed), split(warps, rank, seed), order), sliceDim};
+    };
+    Shape parent(rank);
+    for (unsigned d = 0; d < rank; ++d) {
+      seed = seed * 1103515245u + 12345u;
+      parent[d] = int64_t(1) << ((seed >> 16) % 7);
+    }
+    int sliceDim = rank > 1 && trial % 4 == 0 ? int(trial / 4 % rank) : -1;
+    Shape shape = parent;
+    if (sliceDim >= 0)
+      shape.erase(shape.begin() + sliceDim);
+    // A pair that places alike now and then: the same layout, or one whose
+    // only difference is the warps beyond the tile.
+    TileLayout a = layoutOf(sliceDim), b = trial % 5 == 0 ? a : layoutOf(sliceDim);
+    for (const TileLayout *l : {&a, &b}) {
+      Shape ps = l->parentShape(shape);
+      std::vector<int64_t> regs = l->parentRegisters(shape);
+      for (unsigned warp = 0; warp < warps; ++warp)
+        for (unsigned lane = 0; lane < 32; ++lane)
+          for (size_t r = 0; r < regs.size(); ++r) {
+            Index want = documentedElement(l->blocked, ps, lane, warp, regs[r]);
+            if (sliceDim >= 0)
+              want.erase(want.begin() + sliceDim);
+            ASSERT_EQ(l->elementOf(shape, lane, warp, int64_t(r)), want) << l->str();
+          }
+    }
+    bool alike = a.numRegisters(shape) == b.numRegisters(shape);
+    for (unsigned warp = 0; alike && warp < warps; ++warp)
+      for (unsigned lane = 0; alike && lane < 32; ++lane)
+        for (int64_t r = 0; alike && r < a.numRegisters(shape); ++r)
+          alike = a.elementOf(shape, lane, warp, r) == b.elementOf(shape, lane, warp, r);
+    EXPECT_EQ(equivalent(a, b, shape, warps), alike) << a.str() << " vs " << b.str();
+    ++compared;
+    same += alike;
+  }
+  // Both answers were seen.
+  EXPECT_GT(same, 20);
+  EXPECT_LT(same, compared - 20);
+}
+
 // Check a plan by simulating it: every result register of every thread
 // receives its element from a lane of its own warp.
 void expectPlanCorrect(const TileLayout &src, const TileLayout &dst,
