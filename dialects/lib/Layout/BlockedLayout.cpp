@@ -18,18 +18,6 @@ unsigned log2Exact(int64_t v) {
   return n;
 }
 
-// Mixed-radix digits of `value`, digit d having radix radices[order[k]] for
-// the k-th dimension in `order`.
-std::vector<unsigned> digits(int64_t value, const std::vector<unsigned> &order,
-                             const std::vector<int64_t> &radices) {
-  std::vector<unsigned> out(radices.size(), 0);
-  for (unsigned dim : order) {
-    out[dim] = unsigned(value % radices[dim]);
-    value /= radices[dim];
-  }
-  return out;
-}
-
 std::vector<int64_t> widen(const std::vector<unsigned> &v) {
   return std::vector<int64_t>(v.begin(), v.end());
 }
@@ -45,7 +33,8 @@ unsigned compressBits(unsigned value, std::vector<unsigned> masks) {
   return value;
 }
 
-// The inverse of digits(): the mixed-radix number of per-dimension digits.
+// The mixed-radix number whose digits are digit[d], each of radix radices[d],
+// the dimensions taken fastest first, as in `order`.
 int64_t undigits(const std::vector<int64_t> &digit,
                  const std::vector<unsigned> &order,
                  const std::vector<int64_t> &radices) {
@@ -79,14 +68,6 @@ int64_t Blocked::numRegisters(const Shape &shape) const {
   for (unsigned d = 0; d < rank(); ++d)
     n *= int64_t(sizePerThread[d]) * repetitions(shape, d);
   return n;
-}
-
-std::vector<unsigned> Blocked::laneCoords(unsigned lane) const {
-  return digits(lane, order, widen(threadsPerWarp));
-}
-
-std::vector<unsigned> Blocked::warpCoords(unsigned warp) const {
-  return digits(warp, order, widen(warpsPerCTA));
 }
 
 // threadBase, registerOffset and elementOf walk the mixed-radix digits of

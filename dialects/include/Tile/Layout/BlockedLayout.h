@@ -41,9 +41,6 @@ struct Blocked {
   int64_t repetitions(const Shape &shape, unsigned dim) const;
   int64_t numRegisters(const Shape &shape) const;
 
-  /// Per-dimension lane and warp digits (lane in [0, 32), warp in [0, numWarps)).
-  std::vector<unsigned> laneCoords(unsigned lane) const;
-  std::vector<unsigned> warpCoords(unsigned warp) const;
   /// The unwrapped index of register 0 of a thread.
   Index threadBase(unsigned lane, unsigned warp) const;
   /// What register `reg` adds to the thread's base, per dimension.
