@@ -320,16 +320,6 @@ std::vector<int64_t> TileLayout::parentRegisters(const Shape &shape) const {
 // the lowering and the conversion planners ask for one register at a time,
 // and recomputing the list each time made them quadratic in the tile size.
 const std::vector<int64_t> &TileLayout::slicedRegisters(const Shape &shape) const {
-  // The last answer first: callers ask about one layout many times in a row,
-  // and comparing it costs less than building the map's key.
-  thread_local struct {
-    const std::vector<int64_t> *regs = nullptr;
-    TileLayout layout;
-    Shape shape;
-  } last;
-  if (last.regs && last.layout.sliceDim == sliceDim && last.shape == shape &&
-      last.layout.blocked == blocked)
-    return *last.regs;
   thread_local std::map<std::vector<int64_t>, std::vector<int64_t>> cache;
   std::vector<int64_t> key = {sliceDim};
   for (const auto *v : {&blocked.sizePerThread, &blocked.threadsPerWarp,
@@ -343,9 +333,6 @@ const std::vector<int64_t> &TileLayout::slicedRegisters(const Shape &shape) cons
     it = cache.emplace(std::move(key), Slice{unsigned(sliceDim), blocked}
                                            .parentRegisters(parentShape(shape)))
              .first;
-  last.regs = &it->second; // map nodes stay where they are
-  last.layout = *this;
-  last.shape = shape;
   return it->second;
 }
 
