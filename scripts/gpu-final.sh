@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The GPU evidence beyond correctness, on the GPU machine after scripts/gpu-check.sh built build-gpu/:
 # the slot contract inside CUDA graphs, the sm_103a SASS of nvfp4_quant (hardware E2M1 conversion), and
-# compute-sanitizer memcheck (every kernel, one shape) and racecheck (the kernels that use shared memory:
+# compute-sanitizer memcheck, initcheck and synccheck (every kernel, one shape) and racecheck (the kernels that use shared memory:
 # every kernel with a barrier: hop*, draft_fin*, softmax*, reduce_cols, route*, nvfp4_quant_swizzled, attention
 # and matmul), the exhaustive checks of silu's and sigmoid's divisions (every f32, exact and @fast_math), and
 # that of gdn_norm_gate_fp8's silu (every f32; the kernel on z in [-120, 120]).
@@ -22,6 +22,14 @@ echo "== memcheck (one shape per kernel)"
 timeout 110 compute-sanitizer --tool memcheck --print-limit 5 python3 test/gpu/run_gpu_tests.py \
   --bundles out/bundles --out "$out/memcheck" --max-shapes 1 > "$out/memcheck.log" 2>&1
 echo "memcheck exit $?"; grep -E "ERROR SUMMARY|^kernel|ran " "$out/memcheck.log" | head -30
+# initcheck: no kernel reads global memory nothing wrote (a partial no split wrote, a tail past the inputs);
+# synccheck: no barrier misused. Each about 15 s for every kernel at one shape (results/sanitizers_initcheck_4ae420b.md).
+for tool in initcheck synccheck; do
+  echo "== $tool (one shape per kernel)"
+  timeout 110 compute-sanitizer --tool $tool --print-limit 5 python3 test/gpu/run_gpu_tests.py \
+    --bundles out/bundles --out "$out/$tool" --max-shapes 1 > "$out/$tool.log" 2>&1
+  echo "$tool exit $?"; grep -E "ERROR SUMMARY" "$out/$tool.log"
+done
 echo "== racecheck (kernels with shared memory)"
 timeout 150 compute-sanitizer --tool racecheck --print-limit 5 python3 test/gpu/run_gpu_tests.py \
   --bundles out/bundles --out "$out/racecheck" --max-shapes 1 \
