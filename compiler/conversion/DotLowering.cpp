@@ -83,13 +83,12 @@ LogicalResult KernelLowering::lowerDot(DotOp op) {
   llvm::DenseMap<std::tuple<Value, Value, Value, int64_t>, Value> lanePtrs;
   auto load = [&](Value base, Value laneBytes, int64_t constBytes, Value laneChunk,
                   int64_t constChunk, unsigned count, bool trans) {
-    Value &lanePtr = lanePtrs[{base, laneBytes, laneChunk, constChunk % 8}];
-    if (!lanePtr || !madeEarlierHere(lanePtr)) {
+    Value lanePtr = reuseOrMake(lanePtrs[{base, laneBytes, laneChunk, constChunk % 8}], [&] {
       Value four = i32(4); // (its own statement: argument order is the compiler's)
       Value chunk = arith::ShLIOp::create(b, loc, xorC(laneChunk, constChunk % 8), four);
-      lanePtr = LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base,
-                                    ValueRange{add(laneBytes, chunk)});
-    }
+      return Value(LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base,
+                                       ValueRange{add(laneBytes, chunk)}));
+    });
     return mma::loadMatrices(b, loc, lanePtr, i32(constBytes + constChunk / 8 * 128), count,
                              trans);
   };

@@ -193,15 +193,21 @@ private:
         break;
       below *= sizes[d];
     }
-    Value &known = digits[{id, below, int64_t(sizes[dim])}];
-    if (known && madeEarlierHere(known))
-      return known;
-    Value v = arith::DivUIOp::create(b, loc, id, i32(below));
-    known = arith::RemUIOp::create(b, loc, v, i32(sizes[dim]));
-    return known;
+    return reuseOrMake(digits[{id, below, int64_t(sizes[dim])}], [&] {
+      Value v = arith::DivUIOp::create(b, loc, id, i32(below));
+      return Value(arith::RemUIOp::create(b, loc, v, i32(sizes[dim])));
+    });
   }
-  // Whether `v` was made in the block the builder inserts into, before the
-  // insertion point: then it dominates what is made there now.
+  // `slot` (a memo's entry) when it was made earlier in the block the builder
+  // inserts into, before the insertion point, so that it dominates what is
+  // made there now; else what `make` makes, kept in `slot`. `make` must not
+  // add to the map `slot` lives in.
+  template <typename Make>
+  Value reuseOrMake(Value &slot, Make make) {
+    if (!slot || !madeEarlierHere(slot))
+      slot = make();
+    return slot;
+  }
   bool madeEarlierHere(Value v) {
     Operation *def = v.getDefiningOp();
     Block *block = b.getInsertionBlock();
