@@ -1,0 +1,96 @@
+// Probe: do gdn_core's reads after the early launch's wait cost more because many CTAs read the same lines?
+// At B = 1, HV = 16 its `prefetch` variant is 512 CTAs of 4 warps (32 CTAs a head); every warp reads its head's q
+// and k (256 bytes each: 128 warps a line), and a and b, 16 bf16 each, are one 32-byte line each for all 2,048
+// warps. The probe of early_launch_steps.cu measured each such read adding to the launch; this one asks whether it
+// is the sharing. Each mode is its own kernel (a template), so that no mode's code grows another's (the kernel's
+// size moves the floor: results/tuning_gdn_b1_reads_after_wait.md). Same grid, graph and cold rotated inputs as
+// early_launch_steps.cu; every launch early.
+//   mode 0: the floor: one 16-byte read a thread after the wait, its head's 2 KB (shared by the head's 32 CTAs).
+//   mode 1: 0 with every CTA reading the same 2 KB.
+//   mode 2: 0 with each CTA its own 2 KB.
+//   mode 3: gdn_core's five reads after the wait (q and k 8 bytes a lane, v a bf16 a warp, a and b a bf16 each).
+//   mode 4: 3 with a and b at a line of their own for each head.
+//   mode 5: 3 with q, k, a and b read by the CTA's first warp only, handed over in shared memory.
+//   mode 6: 3 with each CTA its own copy of q, k, a and b (no line shared between CTAs).
+#include "graph_timing.h"
+#include <cstdint>
+
+__device__ __forceinline__ float bf(uint32_t h) { return __uint_as_float(h << 16); }
+
+struct Args {
+  float* state; const uint4* words; const uint2* q; const uint2* k; const uint16_t* v; const uint16_t* a;
+  const uint16_t* b; float* o;
+};
+
+// What every mode ends with: the state row updated from one number, o written, as early_launch_steps.cu's floor.
+__device__ __forceinline__ void finish(const Args& p, float4 s, float k, size_t base, int row, int lane) {
+  float x = s.x * k, y = s.y * k, z = s.z * k;
+  for (int d = 16; d; d >>= 1) {
+    x += __shfl_xor_sync(~0u, x, d); y += __shfl_xor_sync(~0u, y, d); z += __shfl_xor_sync(~0u, z, d);
+  }
+  s.x += x; s.y += y; s.z += z;
+  *reinterpret_cast<float4*>(p.state + base) = s;
+  if (lane == 0) p.o[row] = x + y + z;
+}
+
+template <int MODE>
+__global__ void __launch_bounds__(128) hot(Args p) {
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  const int head = blockIdx.x / 32, lane = threadIdx.x & 31, row = blockIdx.x * 4 + threadIdx.x / 32;
+  const size_t base = (size_t)row * 128 + lane * 4;
+  float4 s = *reinterpret_cast<float4*>(p.state + base);
+  __shared__ uint2 shared_qk[2][32];
+  __shared__ uint16_t shared_ab[2];
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+  if (MODE <= 2) {
+    const int at = MODE == 0 ? head * 128 : MODE == 1 ? 0 : blockIdx.x * 128;
+    uint4 w = p.words[at + threadIdx.x];
+    finish(p, s, bf(w.x) + bf(w.y) * 0.5f + bf(w.z) * 0.25f, base, row, lane);
+    return;
+  }
+  uint2 qw, kw;
+  uint16_t av, bv;
+  if (MODE == 3 || MODE == 4) {
+    qw = p.q[head * 32 + lane]; kw = p.k[head * 32 + lane];
+    const int ab = MODE == 3 ? head : head * 64;
+    av = p.a[ab]; bv = p.b[ab];
+  } else if (MODE == 5) {
+    if (threadIdx.x < 32) {
+      shared_qk[0][lane] = p.q[head * 32 + lane]; shared_qk[1][lane] = p.k[head * 32 + lane];
+      if (lane == 0) { shared_ab[0] = p.a[head]; shared_ab[1] = p.b[head]; }
+    }
+    __syncthreads();
+    qw = shared_qk[0][lane]; kw = shared_qk[1][lane]; av = shared_ab[0]; bv = shared_ab[1];
+  } else {
+    qw = p.q[blockIdx.x * 32 + lane]; kw = p.k[blockIdx.x * 32 + lane];
+    av = p.a[blockIdx.x * 64]; bv = p.b[blockIdx.x * 64];
+  }
+  const float vv = bf(p.v[row]);
+  finish(p, s, bf(kw.x & 0xffff) + bf(kw.x >> 16) * 0.5f + bf(qw.y & 0xffff) * 0.25f + vv + bf(av) + bf(bv), base,
+         row, lane);
+}
+
+int main() {
+  const int nsets = 160;  // 160 x (1 MB state + inputs) > 3 x L2
+  std::vector<Args> sets(nsets);
+  for (Args& a : sets) {
+    float *st, *o; uint4* words; uint2 *q, *k; uint16_t *v, *av, *bv;
+    CK(cudaMalloc(&st, 512 * 512 * 4)); CK(cudaMemset(st, 0, 512 * 512 * 4));
+    CK(cudaMalloc(&words, 512 * 2048)); CK(cudaMemset(words, 0, 512 * 2048));  // mode 2: 2 KB a CTA
+    CK(cudaMalloc(&q, 512 * 256)); CK(cudaMemset(q, 0, 512 * 256));            // mode 6: 256 bytes a CTA
+    CK(cudaMalloc(&k, 512 * 256)); CK(cudaMemset(k, 0, 512 * 256));
+    CK(cudaMalloc(&v, 16 * 256)); CK(cudaMemset(v, 0, 16 * 256));
+    CK(cudaMalloc(&av, 512 * 128)); CK(cudaMemset(av, 0, 512 * 128));          // modes 4, 6: a line a head / CTA
+    CK(cudaMalloc(&bv, 512 * 128)); CK(cudaMemset(bv, 0, 512 * 128));
+    CK(cudaMalloc(&o, 512 * 4 * 4));
+    a = Args{st, words, q, k, v, av, bv, o};
+  }
+  void (*modes[])(Args) = {hot<0>, hot<1>, hot<2>, hot<3>, hot<4>, hot<5>, hot<6>};
+  cudaStream_t s; CK(cudaStreamCreate(&s));
+  for (int round = 0; round < 3; ++round)
+    for (int mode = 0; mode < 7; ++mode) {
+      float us = us_per_launch(s, nsets, [&](int i) { launch_pdl(modes[mode], dim3(512), dim3(128), s, true, sets[i]); });
+      printf("round %d mode %d: %.3f us a launch\n", round, mode, us);
+    }
+  return 0;
+}
