@@ -12,6 +12,10 @@
 //   mode 4: 3 with a and b at a line of their own for each head.
 //   mode 5: 3 with q, k, a and b read by the CTA's first warp only, handed over in shared memory.
 //   mode 6: 3 with each CTA its own copy of q, k, a and b (no line shared between CTAs).
+//   mode 7: 3 with gdn_core's math (its `prefetch` variant in CUDA, as early_launch_steps.cu's mode 5: five warp
+//           reductions side by side, rsqrt, sigmoid, the fast softplus, the state update and o), the state's
+//           address read from slot[request] before the wait.
+//   mode 8: 7 without the slot's indirection.
 #include "graph_timing.h"
 #include <cstdint>
 
@@ -19,7 +23,7 @@ __device__ __forceinline__ float bf(uint32_t h) { return __uint_as_float(h << 16
 
 struct Args {
   float* state; const uint4* words; const uint2* q; const uint2* k; const uint16_t* v; const uint16_t* a;
-  const uint16_t* b; float* o;
+  const uint16_t* b; float* o; const int* slot; const float* a_log; const float* dt_bias;
 };
 
 // What every mode ends with: the state row updated from one number, o written, as early_launch_steps.cu's floor.
@@ -33,12 +37,39 @@ __device__ __forceinline__ void finish(const Args& p, float4 s, float k, size_t 
   if (lane == 0) p.o[row] = x + y + z;
 }
 
+// gdn_core's update of one state row (a warp's) and its output, from its inputs (early_launch_steps.cu's mode 5).
+__device__ __forceinline__ void gdn_math(const Args& p, float4 s, uint2 qw, uint2 kw, float vv, float av,
+                                         float bv, float alog, float bias, size_t base, int row, int lane) {
+  float q0 = bf(qw.x & 0xffff), q1 = bf(qw.x >> 16), q2 = bf(qw.y & 0xffff), q3 = bf(qw.y >> 16);
+  float k0 = bf(kw.x & 0xffff), k1 = bf(kw.x >> 16), k2 = bf(kw.y & 0xffff), k3 = bf(kw.y >> 16);
+  float qq = q0 * q0 + q1 * q1 + q2 * q2 + q3 * q3, kk = k0 * k0 + k1 * k1 + k2 * k2 + k3 * k3;
+  float qk = q0 * k0 + q1 * k1 + q2 * k2 + q3 * k3;
+  float skv = s.x * k0 + s.y * k1 + s.z * k2 + s.w * k3, sqv = s.x * q0 + s.y * q1 + s.z * q2 + s.w * q3;
+  for (int d = 16; d; d >>= 1) {
+    qq += __shfl_xor_sync(~0u, qq, d); kk += __shfl_xor_sync(~0u, kk, d); qk += __shfl_xor_sync(~0u, qk, d);
+    skv += __shfl_xor_sync(~0u, skv, d); sqv += __shfl_xor_sync(~0u, sqv, d);
+  }
+  float rq = rsqrtf(qq + 1e-6f) * 0.08838834764831845f, rk = rsqrtf(kk + 1e-6f);
+  float beta = __fdividef(1.f, 1.f + __expf(-bv));
+  float x = av + bias;
+  float sp = x > 20.f ? x : __logf(1.f + __expf(x));
+  float decay = __expf(-__expf(alog) * sp);
+  float u = beta * (vv - decay * rk * skv);
+  s.x = s.x * decay + u * k0 * rk; s.y = s.y * decay + u * k1 * rk;
+  s.z = s.z * decay + u * k2 * rk; s.w = s.w * decay + u * k3 * rk;
+  *reinterpret_cast<float4*>(p.state + base) = s;
+  if (lane == 0) p.o[row] = decay * rq * sqv + u * (rq * rk * qk);
+}
+
 template <int MODE>
 __global__ void __launch_bounds__(128) hot(Args p) {
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
   const int head = blockIdx.x / 32, lane = threadIdx.x & 31, row = blockIdx.x * 4 + threadIdx.x / 32;
-  const size_t base = (size_t)row * 128 + lane * 4;
+  // mode 7: slot 0 (every set holds one pool of state).
+  const size_t base = ((MODE == 7 ? (size_t)p.slot[0] * 512 * 4 : 0) + row) * 128 + lane * 4;
   float4 s = *reinterpret_cast<float4*>(p.state + base);
+  float alog = 0.f, bias = 0.f;
+  if (MODE >= 7) { alog = p.a_log[head]; bias = p.dt_bias[head]; }
   __shared__ uint2 shared_qk[2][32];
   __shared__ uint16_t shared_ab[2];
   asm volatile("griddepcontrol.wait;" ::: "memory");
@@ -50,6 +81,11 @@ __global__ void __launch_bounds__(128) hot(Args p) {
   }
   uint2 qw, kw;
   uint16_t av, bv;
+  if (MODE >= 7) {
+    gdn_math(p, s, p.q[head * 32 + lane], p.k[head * 32 + lane], bf(p.v[row]), bf(p.a[head]), bf(p.b[head]), alog,
+             bias, base, row, lane);
+    return;
+  }
   if (MODE == 3 || MODE == 4) {
     qw = p.q[head * 32 + lane]; kw = p.k[head * 32 + lane];
     const int ab = MODE == 3 ? head : head * 64;
@@ -74,7 +110,7 @@ int main() {
   const int nsets = 160;  // 160 x (1 MB state + inputs) > 3 x L2
   std::vector<Args> sets(nsets);
   for (Args& a : sets) {
-    float *st, *o; uint4* words; uint2 *q, *k; uint16_t *v, *av, *bv;
+    float *st, *o, *alog, *bias; int* slot; uint4* words; uint2 *q, *k; uint16_t *v, *av, *bv;
     CK(cudaMalloc(&st, 512 * 512 * 4)); CK(cudaMemset(st, 0, 512 * 512 * 4));
     CK(cudaMalloc(&words, 512 * 2048)); CK(cudaMemset(words, 0, 512 * 2048));  // mode 2: 2 KB a CTA
     CK(cudaMalloc(&q, 512 * 256)); CK(cudaMemset(q, 0, 512 * 256));            // mode 6: 256 bytes a CTA
@@ -83,12 +119,15 @@ int main() {
     CK(cudaMalloc(&av, 512 * 128)); CK(cudaMemset(av, 0, 512 * 128));          // modes 4, 6: a line a head / CTA
     CK(cudaMalloc(&bv, 512 * 128)); CK(cudaMemset(bv, 0, 512 * 128));
     CK(cudaMalloc(&o, 512 * 4 * 4));
-    a = Args{st, words, q, k, v, av, bv, o};
+    CK(cudaMalloc(&slot, 4)); CK(cudaMemset(slot, 0, 4));
+    CK(cudaMalloc(&alog, 64)); CK(cudaMemset(alog, 0, 64));
+    CK(cudaMalloc(&bias, 64)); CK(cudaMemset(bias, 0, 64));
+    a = Args{st, words, q, k, v, av, bv, o, slot, alog, bias};
   }
-  void (*modes[])(Args) = {hot<0>, hot<1>, hot<2>, hot<3>, hot<4>, hot<5>, hot<6>};
+  void (*modes[])(Args) = {hot<0>, hot<1>, hot<2>, hot<3>, hot<4>, hot<5>, hot<6>, hot<7>, hot<8>};
   cudaStream_t s; CK(cudaStreamCreate(&s));
   for (int round = 0; round < 3; ++round)
-    for (int mode = 0; mode < 7; ++mode) {
+    for (int mode = 0; mode < 9; ++mode) {
       float us = us_per_launch(s, nsets, [&](int i) { launch_pdl(modes[mode], dim3(512), dim3(128), s, true, sets[i]); });
       printf("round %d mode %d: %.3f us a launch\n", round, mode, us);
     }
