@@ -16,6 +16,11 @@
 //           reductions side by side, rsqrt, sigmoid, the fast softplus, the state update and o), the state's
 //           address read from slot[request] before the wait.
 //   mode 8: 7 without the slot's indirection.
+//   mode 9, 10, 11: 8 written for LPR lanes a row (16, 8 and 32: 128 / LPR state values a lane), so that each
+//           reduction takes log2(LPR) shuffles; still 4 rows a CTA (64, 32 and 128 threads), 512 CTAs. Every warp
+//           makes five reductions side by side, and an SM shuffles for all its warps: fewer lanes a row, fewer
+//           shuffles in all. 11 is 8 again through this code.
+//   mode 12: 0 without its reduction (one read after the wait and nothing to shuffle).
 #include "graph_timing.h"
 #include <cstdint>
 
@@ -61,6 +66,49 @@ __device__ __forceinline__ void gdn_math(const Args& p, float4 s, uint2 qw, uint
   if (lane == 0) p.o[row] = decay * rq * sqv + u * (rq * rk * qk);
 }
 
+// mode 9-11: gdn_core's math with LPR lanes a row, C = 128 / LPR columns a lane.
+template <int LPR>
+__global__ void __launch_bounds__(128) narrow(Args p) {
+  constexpr int C = 128 / LPR;
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  const int head = blockIdx.x / 32, lr = threadIdx.x % LPR, row = blockIdx.x * 4 + threadIdx.x / LPR;
+  const size_t base = (size_t)row * 128 + lr * C;
+  float s[C];
+  for (int i = 0; i < C; i += 4) *reinterpret_cast<float4*>(s + i) = *reinterpret_cast<const float4*>(p.state + base + i);
+  const float alog = p.a_log[head], bias = p.dt_bias[head];
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+  uint32_t qw[C / 2], kw[C / 2];
+  const uint32_t* q = reinterpret_cast<const uint32_t*>(p.q) + (head * 128 + lr * C) / 2;
+  const uint32_t* k = reinterpret_cast<const uint32_t*>(p.k) + (head * 128 + lr * C) / 2;
+  for (int i = 0; i < C / 2; i += 2) {
+    *reinterpret_cast<uint2*>(qw + i) = *reinterpret_cast<const uint2*>(q + i);
+    *reinterpret_cast<uint2*>(kw + i) = *reinterpret_cast<const uint2*>(k + i);
+  }
+  const float vv = bf(p.v[row]), av = bf(p.a[head]), bv = bf(p.b[head]);
+  float qv[C], kv[C];
+  for (int i = 0; i < C; ++i) {
+    qv[i] = bf(i % 2 ? qw[i / 2] >> 16 : qw[i / 2] & 0xffff);
+    kv[i] = bf(i % 2 ? kw[i / 2] >> 16 : kw[i / 2] & 0xffff);
+  }
+  float qq = 0.f, kk = 0.f, qk = 0.f, skv = 0.f, sqv = 0.f;
+  for (int i = 0; i < C; ++i) {
+    qq += qv[i] * qv[i]; kk += kv[i] * kv[i]; qk += qv[i] * kv[i]; skv += s[i] * kv[i]; sqv += s[i] * qv[i];
+  }
+  for (int d = LPR / 2; d; d >>= 1) {
+    qq += __shfl_xor_sync(~0u, qq, d); kk += __shfl_xor_sync(~0u, kk, d); qk += __shfl_xor_sync(~0u, qk, d);
+    skv += __shfl_xor_sync(~0u, skv, d); sqv += __shfl_xor_sync(~0u, sqv, d);
+  }
+  float rq = rsqrtf(qq + 1e-6f) * 0.08838834764831845f, rk = rsqrtf(kk + 1e-6f);
+  float beta = __fdividef(1.f, 1.f + __expf(-bv));
+  float x = av + bias;
+  float sp = x > 20.f ? x : __logf(1.f + __expf(x));
+  float decay = __expf(-__expf(alog) * sp);
+  float u = beta * (vv - decay * rk * skv);
+  for (int i = 0; i < C; ++i) s[i] = s[i] * decay + u * kv[i] * rk;
+  for (int i = 0; i < C; i += 4) *reinterpret_cast<float4*>(p.state + base + i) = *reinterpret_cast<float4*>(s + i);
+  if (lr == 0) p.o[row] = decay * rq * sqv + u * (rq * rk * qk);
+}
+
 template <int MODE>
 __global__ void __launch_bounds__(128) hot(Args p) {
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
@@ -73,6 +121,13 @@ __global__ void __launch_bounds__(128) hot(Args p) {
   __shared__ uint2 shared_qk[2][32];
   __shared__ uint16_t shared_ab[2];
   asm volatile("griddepcontrol.wait;" ::: "memory");
+  if (MODE == 12) {
+    uint4 w = p.words[head * 128 + threadIdx.x];
+    s.x += bf(w.x); s.y += bf(w.y); s.z += bf(w.z);
+    *reinterpret_cast<float4*>(p.state + base) = s;
+    if (lane == 0) p.o[row] = s.x;
+    return;
+  }
   if (MODE <= 2) {
     const int at = MODE == 0 ? head * 128 : MODE == 1 ? 0 : blockIdx.x * 128;
     uint4 w = p.words[at + threadIdx.x];
@@ -124,11 +179,15 @@ int main() {
     CK(cudaMalloc(&bias, 64)); CK(cudaMemset(bias, 0, 64));
     a = Args{st, words, q, k, v, av, bv, o, slot, alog, bias};
   }
-  void (*modes[])(Args) = {hot<0>, hot<1>, hot<2>, hot<3>, hot<4>, hot<5>, hot<6>, hot<7>, hot<8>};
+  void (*modes[])(Args) = {hot<0>, hot<1>, hot<2>, hot<3>, hot<4>, hot<5>, hot<6>, hot<7>, hot<8>,
+                           narrow<16>, narrow<8>, narrow<32>, hot<12>};
+  const int threads[] = {128, 128, 128, 128, 128, 128, 128, 128, 128, 64, 32, 128, 128};
   cudaStream_t s; CK(cudaStreamCreate(&s));
   for (int round = 0; round < 3; ++round)
-    for (int mode = 0; mode < 9; ++mode) {
-      float us = us_per_launch(s, nsets, [&](int i) { launch_pdl(modes[mode], dim3(512), dim3(128), s, true, sets[i]); });
+    for (int mode = 0; mode < 13; ++mode) {
+      float us = us_per_launch(s, nsets, [&](int i) {
+        launch_pdl(modes[mode], dim3(512), dim3(threads[mode]), s, true, sets[i]);
+      });
       printf("round %d mode %d: %.3f us a launch\n", round, mode, us);
     }
   return 0;
