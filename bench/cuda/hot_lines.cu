@@ -22,6 +22,11 @@
 //           shuffles in all. 11 is 8 again through this code.
 //   mode 12: 0 without its reduction (one read after the wait and nothing to shuffle).
 //   mode 13: 0 with its three reductions over 8 lanes (3 shuffles each) instead of 32 (5 each).
+//   mode 14: 0 with its reduction's code run once before the wait on a zero word, its stores skipped (a loop of
+//            two passes, not unrolled): if the time a reduction adds is fetching its instructions, the pass after
+//            the wait finds them in the instruction cache.
+//   mode 15: 12 with code that never runs (a branch on a runtime value, 0 x 48 multiply-adds): does the kernel's
+//            size alone move the time?
 #include "graph_timing.h"
 #include <cstdint>
 
@@ -135,12 +140,41 @@ __global__ void __launch_bounds__(128) hot(Args p) {
   if (MODE >= 7) { alog = p.a_log[head]; bias = p.dt_bias[head]; }
   __shared__ uint2 shared_qk[2][32];
   __shared__ uint16_t shared_ab[2];
-  asm volatile("griddepcontrol.wait;" ::: "memory");
-  if (MODE == 12) {
+  if (MODE != 14) asm volatile("griddepcontrol.wait;" ::: "memory");
+  if (MODE == 12 || MODE == 15) {
     uint4 w = p.words[head * 128 + threadIdx.x];
     s.x += bf(w.x); s.y += bf(w.y); s.z += bf(w.z);
+    if (MODE == 15 && w.w == 12345u) {  // never: every word is zero
+      float acc = s.w;
+#pragma unroll
+      for (int i = 0; i < 48; ++i) acc = acc * bf(w.x + i) + bf(w.y ^ i);
+      s.w = acc;
+    }
     *reinterpret_cast<float4*>(p.state + base) = s;
     if (lane == 0) p.o[row] = s.x;
+    return;
+  }
+  if (MODE == 14) {
+    const int passes = p.o == nullptr ? 3 : 2;  // 2, known only at run time: the loop stays a loop
+    uint4 w = make_uint4(0, 0, 0, 0);
+#pragma unroll 1
+    for (int pass = 0; pass < passes; ++pass) {
+      if (pass == 1) {
+        asm volatile("griddepcontrol.wait;" ::: "memory");
+        w = p.words[head * 128 + threadIdx.x];
+      }
+      const float k = bf(w.x) + bf(w.y) * 0.5f + bf(w.z) * 0.25f;
+      float x = s.x * k, y = s.y * k, z = s.z * k;
+      for (int d = 16; d; d >>= 1) {
+        x += __shfl_xor_sync(~0u, x, d); y += __shfl_xor_sync(~0u, y, d); z += __shfl_xor_sync(~0u, z, d);
+      }
+      if (pass == 1) {
+        float4 t = s;
+        t.x += x; t.y += y; t.z += z;
+        *reinterpret_cast<float4*>(p.state + base) = t;
+        if (lane == 0) p.o[row] = x + y + z;
+      }
+    }
     return;
   }
   if (MODE == 13) {
@@ -207,11 +241,11 @@ int main() {
     a = Args{st, words, q, k, v, av, bv, o, slot, alog, bias};
   }
   void (*modes[])(Args) = {hot<0>, hot<1>, hot<2>, hot<3>, hot<4>, hot<5>, hot<6>, hot<7>, hot<8>,
-                           narrow<16>, narrow<8>, narrow<32>, hot<12>, hot<13>};
-  const int threads[] = {128, 128, 128, 128, 128, 128, 128, 128, 128, 64, 32, 128, 128, 128};
+                           narrow<16>, narrow<8>, narrow<32>, hot<12>, hot<13>, hot<14>, hot<15>};
+  const int threads[] = {128, 128, 128, 128, 128, 128, 128, 128, 128, 64, 32, 128, 128, 128, 128, 128};
   cudaStream_t s; CK(cudaStreamCreate(&s));
   for (int round = 0; round < 3; ++round)
-    for (int mode = 0; mode < 14; ++mode) {
+    for (int mode = 0; mode < 16; ++mode) {
       float us = us_per_launch(s, nsets, [&](int i) {
         launch_pdl(modes[mode], dim3(512), dim3(threads[mode]), s, true, sets[i]);
       });
