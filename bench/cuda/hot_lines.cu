@@ -27,6 +27,11 @@
 //            the wait finds them in the instruction cache.
 //   mode 15: 12 with code that never runs (a branch on a runtime value, 0 x 48 multiply-adds): does the kernel's
 //            size alone move the time?
+//   mode 16: 11 (gdn_core's math, 32 lanes a row) with its five reductions as one reduce-scatter (the five sums,
+//            padded to eight, halved over the lanes level by level: 4 + 2 + 1 + 1 + 1 shuffles) and a broadcast of
+//            each sum (5 shuffles): 14 shuffles a warp instead of 25, over six levels instead of five.
+//   mode 17: 11 with its code after the wait run once before the wait too (as 14: loads and stores off in that pass).
+//   mode 18: 11 again through the code of 16 and 17 (one pass, butterflies): their control.
 #include "graph_timing.h"
 #include <cstdint>
 
@@ -127,6 +132,93 @@ __global__ void __launch_bounds__(128) narrow(Args p) {
   #pragma unroll
   for (int i = 0; i < C; i += 4) *reinterpret_cast<float4*>(p.state + base + i) = *reinterpret_cast<float4*>(s + i);
   if (lr == 0) p.o[row] = decay * rq * sqv + u * (rq * rk * qk);
+}
+
+// Loads that read only when `on` (a predicated PTX load; off, the registers keep what they held).
+__device__ __forceinline__ void load2_if(uint32_t& a, uint32_t& b, const void* p, bool on) {
+  asm volatile("{ .reg .pred q; setp.ne.b32 q, %3, 0; @q ld.global.v2.b32 {%0, %1}, [%2]; }"
+               : "+r"(a), "+r"(b) : "l"(p), "r"((int)on));
+}
+__device__ __forceinline__ void load16_if(unsigned short& a, const void* p, bool on) {
+  asm volatile("{ .reg .pred q; setp.ne.b32 q, %2, 0; @q ld.global.b16 %0, [%1]; }" : "+h"(a) : "l"(p), "r"((int)on));
+}
+
+// The five warp sums of gdn_core (qq, kk, qk, skv, sqv; v[5..7] zero) by halving: at each level a lane keeps half
+// of what it still holds and receives its partner's share of that half, so that after five levels lane L holds the
+// whole sum of value (L >> 2); then every sum is read from its lanes.
+__device__ __forceinline__ void scatter_sums(float v[8], int lane) {
+  const bool hi16 = lane & 16;
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    const float send = hi16 ? v[i] : v[i + 4], keep = hi16 ? v[i + 4] : v[i];
+    v[i] = keep + __shfl_xor_sync(~0u, send, 16);
+  }
+  const bool hi8 = lane & 8;
+#pragma unroll
+  for (int i = 0; i < 2; ++i) {
+    const float send = hi8 ? v[i] : v[i + 2], keep = hi8 ? v[i + 2] : v[i];
+    v[i] = keep + __shfl_xor_sync(~0u, send, 8);
+  }
+  const bool hi4 = lane & 4;
+  {
+    const float send = hi4 ? v[0] : v[1], keep = hi4 ? v[1] : v[0];
+    v[0] = keep + __shfl_xor_sync(~0u, send, 4);
+  }
+  v[0] += __shfl_xor_sync(~0u, v[0], 2);
+  v[0] += __shfl_xor_sync(~0u, v[0], 1);
+  // Lane L now holds sum number ((L >> 4) & 1) * 4 + ((L >> 3) & 1) * 2 + ((L >> 2) & 1), i.e. L >> 2.
+  const float mine = v[0];
+#pragma unroll
+  for (int j = 0; j < 5; ++j) v[j] = __shfl_sync(~0u, mine, j * 4);
+}
+
+// mode 11, 16, 17: gdn_core's math at 32 lanes a row, 4 state values a lane.
+template <int SCATTER, int REHEARSE>
+__global__ void __launch_bounds__(128) gdn32(Args p) {
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  const int head = blockIdx.x / 32, lane = threadIdx.x & 31, row = blockIdx.x * 4 + threadIdx.x / 32;
+  const size_t base = (size_t)row * 128 + lane * 4;
+  const float4 s = *reinterpret_cast<const float4*>(p.state + base);
+  const float alog = p.a_log[head], bias = p.dt_bias[head];
+  const int passes = REHEARSE ? (p.o == nullptr ? 3 : 2) : 1;  // 2 known only at run time: the loop stays a loop
+  uint32_t q0 = 0, q1 = 0, k0 = 0, k1 = 0;
+  unsigned short vh = 0, ah = 0, bh = 0;
+#pragma unroll 1
+  for (int pass = REHEARSE ? 0 : 1; pass < passes + (REHEARSE ? 0 : 1); ++pass) {
+    const bool live = pass == 1;
+    if (live) asm volatile("griddepcontrol.wait;" ::: "memory");
+    load2_if(q0, q1, p.q + head * 32 + lane, live);
+    load2_if(k0, k1, p.k + head * 32 + lane, live);
+    load16_if(vh, p.v + row, live);
+    load16_if(ah, p.a + head, live);
+    load16_if(bh, p.b + head, live);
+    asm volatile("" ::: "memory");
+    const float qa = bf(q0 & 0xffff), qb = bf(q0 >> 16), qc = bf(q1 & 0xffff), qd = bf(q1 >> 16);
+    const float ka = bf(k0 & 0xffff), kb = bf(k0 >> 16), kc = bf(k1 & 0xffff), kd = bf(k1 >> 16);
+    float v[8] = {qa * qa + qb * qb + qc * qc + qd * qd, ka * ka + kb * kb + kc * kc + kd * kd,
+                  qa * ka + qb * kb + qc * kc + qd * kd, s.x * ka + s.y * kb + s.z * kc + s.w * kd,
+                  s.x * qa + s.y * qb + s.z * qc + s.w * qd, 0.f, 0.f, 0.f};
+    if (SCATTER) {
+      scatter_sums(v, lane);
+    } else {
+#pragma unroll
+      for (int d = 16; d; d >>= 1)
+#pragma unroll
+        for (int j = 0; j < 5; ++j) v[j] += __shfl_xor_sync(~0u, v[j], d);
+    }
+    const float rq = rsqrtf(v[0] + 1e-6f) * 0.08838834764831845f, rk = rsqrtf(v[1] + 1e-6f);
+    const float beta = __fdividef(1.f, 1.f + __expf(-bf(bh)));
+    const float x = bf(ah) + bias;
+    const float sp = x > 20.f ? x : __logf(1.f + __expf(x));
+    const float decay = __expf(-__expf(alog) * sp);
+    const float u = beta * (bf(vh) - decay * rk * v[3]);
+    const float4 t = make_float4(s.x * decay + u * ka * rk, s.y * decay + u * kb * rk, s.z * decay + u * kc * rk,
+                                 s.w * decay + u * kd * rk);
+    if (live) {
+      *reinterpret_cast<float4*>(p.state + base) = t;
+      if (lane == 0) p.o[row] = decay * rq * v[4] + u * (rq * rk * v[2]);
+    }
+  }
 }
 
 template <int MODE>
@@ -241,11 +333,12 @@ int main() {
     a = Args{st, words, q, k, v, av, bv, o, slot, alog, bias};
   }
   void (*modes[])(Args) = {hot<0>, hot<1>, hot<2>, hot<3>, hot<4>, hot<5>, hot<6>, hot<7>, hot<8>,
-                           narrow<16>, narrow<8>, narrow<32>, hot<12>, hot<13>, hot<14>, hot<15>};
-  const int threads[] = {128, 128, 128, 128, 128, 128, 128, 128, 128, 64, 32, 128, 128, 128, 128, 128};
+                           narrow<16>, narrow<8>, narrow<32>, hot<12>, hot<13>, hot<14>, hot<15>,
+                           gdn32<1, 0>, gdn32<0, 1>, gdn32<0, 0>};
+  const int threads[] = {128, 128, 128, 128, 128, 128, 128, 128, 128, 64, 32, 128, 128, 128, 128, 128, 128, 128, 128};
   cudaStream_t s; CK(cudaStreamCreate(&s));
   for (int round = 0; round < 3; ++round)
-    for (int mode = 0; mode < 16; ++mode) {
+    for (int mode = 0; mode < 19; ++mode) {
       float us = us_per_launch(s, nsets, [&](int i) {
         launch_pdl(modes[mode], dim3(512), dim3(threads[mode]), s, true, sets[i]);
       });
