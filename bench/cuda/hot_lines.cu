@@ -53,6 +53,18 @@ __device__ __forceinline__ void finish(const Args& p, float4 s, float k, size_t 
   if (lane == 0) p.o[row] = x + y + z;
 }
 
+// gdn_core's gates from its row sums and scalars: the norms' scales, the state's decay and the update's u.
+struct Gates { float rq, rk, decay, u; };
+__device__ __forceinline__ Gates gates(float qq, float kk, float skv, float vv, float av, float bv, float alog,
+                                       float bias) {
+  const float rq = rsqrtf(qq + 1e-6f) * 0.08838834764831845f, rk = rsqrtf(kk + 1e-6f);
+  const float beta = __fdividef(1.f, 1.f + __expf(-bv));
+  const float x = av + bias;
+  const float sp = x > 20.f ? x : __logf(1.f + __expf(x));
+  const float decay = __expf(-__expf(alog) * sp);
+  return {rq, rk, decay, beta * (vv - decay * rk * skv)};
+}
+
 // gdn_core's update of one state row (a warp's) and its output, from its inputs (early_launch_steps.cu's mode 5).
 __device__ __forceinline__ void gdn_math(const Args& p, float4 s, uint2 qw, uint2 kw, float vv, float av,
                                          float bv, float alog, float bias, size_t base, int row, int lane) {
@@ -65,12 +77,7 @@ __device__ __forceinline__ void gdn_math(const Args& p, float4 s, uint2 qw, uint
     qq += __shfl_xor_sync(~0u, qq, d); kk += __shfl_xor_sync(~0u, kk, d); qk += __shfl_xor_sync(~0u, qk, d);
     skv += __shfl_xor_sync(~0u, skv, d); sqv += __shfl_xor_sync(~0u, sqv, d);
   }
-  float rq = rsqrtf(qq + 1e-6f) * 0.08838834764831845f, rk = rsqrtf(kk + 1e-6f);
-  float beta = __fdividef(1.f, 1.f + __expf(-bv));
-  float x = av + bias;
-  float sp = x > 20.f ? x : __logf(1.f + __expf(x));
-  float decay = __expf(-__expf(alog) * sp);
-  float u = beta * (vv - decay * rk * skv);
+  const auto [rq, rk, decay, u] = gates(qq, kk, skv, vv, av, bv, alog, bias);
   s.x = s.x * decay + u * k0 * rk; s.y = s.y * decay + u * k1 * rk;
   s.z = s.z * decay + u * k2 * rk; s.w = s.w * decay + u * k3 * rk;
   *reinterpret_cast<float4*>(p.state + base) = s;
@@ -121,12 +128,7 @@ __global__ void __launch_bounds__(128) narrow(Args p) {
     qq += __shfl_xor_sync(~0u, qq, d); kk += __shfl_xor_sync(~0u, kk, d); qk += __shfl_xor_sync(~0u, qk, d);
     skv += __shfl_xor_sync(~0u, skv, d); sqv += __shfl_xor_sync(~0u, sqv, d);
   }
-  float rq = rsqrtf(qq + 1e-6f) * 0.08838834764831845f, rk = rsqrtf(kk + 1e-6f);
-  float beta = __fdividef(1.f, 1.f + __expf(-bv));
-  float x = av + bias;
-  float sp = x > 20.f ? x : __logf(1.f + __expf(x));
-  float decay = __expf(-__expf(alog) * sp);
-  float u = beta * (vv - decay * rk * skv);
+  const auto [rq, rk, decay, u] = gates(qq, kk, skv, vv, av, bv, alog, bias);
   #pragma unroll
   for (int i = 0; i < C; ++i) s[i] = s[i] * decay + u * kv[i] * rk;
   #pragma unroll
@@ -206,12 +208,7 @@ __global__ void __launch_bounds__(128) gdn32(Args p) {
 #pragma unroll
         for (int j = 0; j < 5; ++j) v[j] += __shfl_xor_sync(~0u, v[j], d);
     }
-    const float rq = rsqrtf(v[0] + 1e-6f) * 0.08838834764831845f, rk = rsqrtf(v[1] + 1e-6f);
-    const float beta = __fdividef(1.f, 1.f + __expf(-bf(bh)));
-    const float x = bf(ah) + bias;
-    const float sp = x > 20.f ? x : __logf(1.f + __expf(x));
-    const float decay = __expf(-__expf(alog) * sp);
-    const float u = beta * (bf(vh) - decay * rk * v[3]);
+    const auto [rq, rk, decay, u] = gates(v[0], v[1], v[3], bf(vh), bf(ah), bf(bh), alog, bias);
     const float4 t = make_float4(s.x * decay + u * ka * rk, s.y * decay + u * kb * rk, s.z * decay + u * kc * rk,
                                  s.w * decay + u * kd * rk);
     if (live) {
