@@ -319,6 +319,28 @@ private:
                          llvm::function_ref<void()> whole, llvm::function_ref<void(int64_t)> element);
   LogicalResult lowerAtomic(AtomicRMWOp op);
   LogicalResult lowerReduce(ReduceOp op);
+  // A reduction's stages (ReduceLowering.cpp): a thread's own values, then
+  // the lanes (here or in a group's butterfly), the warps, and the result's
+  // registers. `partials` has one entry per group of the thread's registers
+  // that share their offset off the axis (`groupOrder`).
+  struct ReducePartial {
+    Value value, index; // index: argmax and argmin only
+  };
+  struct ThreadReduction {
+    std::vector<layout::Index> groupOrder;
+    SmallVector<ReducePartial> partials;
+  };
+  ReducePartial pickPartial(StringRef kind, ReducePartial a, ReducePartial c);
+  LogicalResult checkReducible(ReduceOp op);
+  ThreadReduction reduceWithinThread(ReduceOp op, const Dist &src, unsigned axis);
+  void reduceAcrossWarps(StringRef kind, const Dist &src, unsigned axis,
+                         SmallVector<ReducePartial> &partials);
+  LogicalResult handOutPartials(ReduceOp op, const Dist &src, unsigned axis,
+                                const ThreadReduction &t);
+  // @fused_reductions (ReductionGroups.cpp): reductions of a block that
+  // combine across the same lanes share one reduce-scatter butterfly.
+  void findReductionGroups();
+  LogicalResult lowerReductionGroup(ArrayRef<ReduceOp> group);
   LogicalResult lowerConvert(ConvertLayoutOp op);
   LogicalResult lowerReshape(ReshapeOp op);
   LogicalResult lowerDot(DotOp op);
@@ -433,6 +455,9 @@ private:
   // whole thread bases or element indices too changed some kernels' PTX).
   DenseMap<std::tuple<Value, int64_t, int64_t>, Value> digits;
   AxisInfoAnalysis axisInfo;
+  // @fused_reductions: each group's reductions, by its first (the others'
+  // operands were moved above it), which lowers them all.
+  DenseMap<Operation *, SmallVector<ReduceOp>> reductionGroups;
   // Loads (and their trans) that go to shared memory by cp.async for a dot.
   struct Copy {
     Value operand;      // the dot's operand (the load, or its trans)

@@ -20,14 +20,59 @@ Value KernelLowering::combine(StringRef kind, Value x, Value y) {
                  : arith::MinSIOp::create(b, loc, x, y).getResult();
 }
 
-LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
-  auto srcType = op.getSrc().getType();
-  Type elem = srcType.getElementType();
+KernelLowering::ReducePartial KernelLowering::pickPartial(StringRef kind, ReducePartial a,
+                                                          ReducePartial c) {
+  bool isArg = kind == "argmax" || kind == "argmin";
+  StringRef valueKind = kind == "argmax" ? "max" : kind == "argmin" ? "min" : kind;
+  if (!isArg)
+    return {combine(valueKind, a.value, c.value), Value()};
+  bool isFloat = isa<FloatType>(a.value.getType());
+  auto pred = kind == "argmax" ? arith::CmpFPredicate::OGT
+                               : arith::CmpFPredicate::OLT;
+  auto ipred = kind == "argmax" ? arith::CmpIPredicate::sgt
+                                : arith::CmpIPredicate::slt;
+  Value better = isFloat
+                     ? arith::CmpFOp::create(b, loc, pred, c.value, a.value)
+                           .getResult()
+                     : arith::CmpIOp::create(b, loc, ipred, c.value, a.value)
+                           .getResult();
+  Value equal = isFloat
+                    ? arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                              c.value, a.value)
+                          .getResult()
+                    : arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                              c.value, a.value)
+                          .getResult();
+  Value lower = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                        c.index, a.index);
+  Value tieWin = arith::AndIOp::create(b, loc, equal, lower);
+  Value take = arith::OrIOp::create(b, loc, better, tieWin);
+  // The value as max (min) combines it, NaN and signed zeros included, so
+  // that it is exactly the max (min) a sibling reduction would give.
+  return {combine(valueKind, a.value, c.value),
+          arith::SelectOp::create(b, loc, take, c.index, a.index)};
+}
+
+LogicalResult KernelLowering::checkReducible(ReduceOp op) {
+  Type elem = op.getSrc().getType().getElementType();
   if (!elem.isF32() && !elem.isInteger(32)) {
     InFlightDiagnostic diag = op.emitError("reductions need an f32 or i32 tile, got ") << elem;
     diag.attachNote() << kHintPrefix << "reduce a converted tile, e.g. sum(x as f32)";
     return diag;
   }
+  return success();
+}
+
+LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
+  // A reduction of a group (@fused_reductions) is lowered with the group's
+  // first, which gave it its registers already.
+  if (values.count(op))
+    return success();
+  if (auto group = reductionGroups.find(op); group != reductionGroups.end())
+    return lowerReductionGroup(group->second);
+  if (failed(checkReducible(op)))
+    return failure();
+  auto srcType = op.getSrc().getType();
   auto src = distOf(op, srcType);
   if (failed(src))
     return failure();
@@ -49,63 +94,44 @@ LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
     }
   }
   unsigned axis = src->parentDim(tileAxis);
-  const layout::Blocked &l = src->blocked;
+  ThreadReduction t = reduceWithinThread(op, *src, axis);
+  // 2. Across lanes of the warp that hold other elements along the axis.
+  for (unsigned mask : src->blocked.laneXorMasks(src->parentShape, axis))
+    for (ReducePartial &p : t.partials) {
+      ReducePartial other{nvvm::shuffleXor(b, loc, p.value, mask),
+                          isArg ? nvvm::shuffleXor(b, loc, p.index, mask) : Value()};
+      p = pickPartial(kind, p, other);
+    }
+  reduceAcrossWarps(kind, *src, axis, t.partials);
+  return handOutPartials(op, *src, axis, t);
+}
 
-  // 1. Within the thread: group registers by their offset off the axis.
+// 1. Within the thread: group registers by their offset off the axis.
+KernelLowering::ThreadReduction KernelLowering::reduceWithinThread(ReduceOp op, const Dist &src,
+                                                                   unsigned axis) {
+  StringRef kind = op.getKind();
+  bool isArg = kind == "argmax" || kind == "argmin";
+  ThreadReduction t;
   std::map<layout::Index, SmallVector<int64_t>> groups;
-  std::vector<layout::Index> groupOrder;
-  for (int64_t r = 0; r < src->numRegs(); ++r) {
-    layout::Index off = src->offset(r);
-    int64_t along = off[axis] % src->parentShape[axis];
+  for (int64_t r = 0; r < src.numRegs(); ++r) {
+    layout::Index off = src.offset(r);
+    int64_t along = off[axis] % src.parentShape[axis];
     off[axis] = 0;
     auto &g = groups[off];
     if (g.empty())
-      groupOrder.push_back(off);
+      t.groupOrder.push_back(off);
     // Registers that wrap onto an element already in the group are replicas.
     bool replica = false;
     for (int64_t other : g)
-      if (src->offset(other)[axis] % src->parentShape[axis] == along)
+      if (src.offset(other)[axis] % src.parentShape[axis] == along)
         replica = true;
     if (!replica)
       g.push_back(r);
   }
   SmallVector<SmallVector<Value>> indices;
   if (isArg)
-    indices = elementIndices(*src);
+    indices = elementIndices(src);
 
-  struct Partial {
-    Value value, index;
-  };
-  auto pick = [&](Partial a, Partial c) -> Partial {
-    if (!isArg)
-      return {combine(valueKind, a.value, c.value), Value()};
-    auto pred = kind == "argmax" ? arith::CmpFPredicate::OGT
-                                 : arith::CmpFPredicate::OLT;
-    auto ipred = kind == "argmax" ? arith::CmpIPredicate::sgt
-                                  : arith::CmpIPredicate::slt;
-    Value better = isa<FloatType>(elem)
-                       ? arith::CmpFOp::create(b, loc, pred, c.value, a.value)
-                             .getResult()
-                       : arith::CmpIOp::create(b, loc, ipred, c.value, a.value)
-                             .getResult();
-    Value equal = isa<FloatType>(elem)
-                      ? arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
-                                                c.value, a.value)
-                            .getResult()
-                      : arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                                c.value, a.value)
-                            .getResult();
-    Value lower = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
-                                          c.index, a.index);
-    Value tieWin = arith::AndIOp::create(b, loc, equal, lower);
-    Value take = arith::OrIOp::create(b, loc, better, tieWin);
-    // The value as max (min) combines it, NaN and signed zeros included, so
-    // that it is exactly the max (min) a sibling reduction would give.
-    return {combine(valueKind, a.value, c.value),
-            arith::SelectOp::create(b, loc, take, c.index, a.index)};
-  };
-
-  SmallVector<Partial> partials;
   // argmax and argmin give the same result in any order, and each step of
   // theirs is five dependent operations: they combine a thread's values
   // pairwise, log2(n) steps instead of n - 1 (route's ten argmax rounds over
@@ -116,111 +142,117 @@ LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
   // chain is what a program waits on (softmax at M = 4096: 0.97 -> 1.00 of
   // Triton; results/tuning_tree_reductions_95ad055.md).
   bool pairwise = isArg || func->hasAttr(tile::attr::kTreeReductions);
-  for (auto &off : groupOrder) {
+  for (auto &off : t.groupOrder) {
     auto &g = groups[off];
-    SmallVector<Partial> level;
+    SmallVector<ReducePartial> level;
     for (int64_t r : g)
-      level.push_back({lookup(op.getSrc())[r], isArg ? indices[r][tileAxis] : Value()});
+      level.push_back({lookup(op.getSrc())[r], isArg ? indices[r][op.getAxis()] : Value()});
     if (!pairwise) {
       for (size_t k = 1; k < level.size(); ++k)
-        level[0] = pick(level[0], level[k]);
+        level[0] = pickPartial(kind, level[0], level[k]);
     } else {
       while (level.size() > 1) {
-        SmallVector<Partial> next;
+        SmallVector<ReducePartial> next;
         for (size_t k = 0; k + 1 < level.size(); k += 2)
-          next.push_back(pick(level[k], level[k + 1]));
+          next.push_back(pickPartial(kind, level[k], level[k + 1]));
         if (level.size() % 2)
           next.push_back(level.back());
         level = std::move(next);
       }
     }
-    partials.push_back(level[0]);
+    t.partials.push_back(level[0]);
   }
+  return t;
+}
 
-  // 2. Across lanes of the warp that hold other elements along the axis.
-  layout::Shape shape = src->parentShape;
-  for (unsigned mask : l.laneXorMasks(shape, axis))
-    for (Partial &p : partials) {
-      Partial other{nvvm::shuffleXor(b, loc, p.value, mask),
-                    isArg ? nvvm::shuffleXor(b, loc, p.index, mask) : Value()};
-      p = pick(p, other);
-    }
-
-  // 3. Across warps, through shared memory.
+// 3. Across warps, through shared memory.
+void KernelLowering::reduceAcrossWarps(StringRef kind, const Dist &src, unsigned axis,
+                                       SmallVector<ReducePartial> &partials) {
+  bool isArg = kind == "argmax" || kind == "argmin";
+  Type elem = partials.front().value.getType();
+  const layout::Blocked &l = src.blocked;
+  layout::Shape shape = src.parentShape;
   auto warpMasks = l.warpXorMasks(shape, axis);
-  if (!warpMasks.empty()) {
-    int64_t ways = int64_t(1) << warpMasks.size();
-    // Threads that differ only in the axis digits share a result: name the
-    // group by the thread's lane and warp bits with the axis bits removed
-    // (Blocked::reductionKey), so there is one slot per group, not per thread.
-    int64_t keys = l.numReductionKeys(shape, axis);
-    int64_t slots = int64_t(partials.size()) * keys * ways;
-    int64_t fields = isArg ? 2 : 1;
-    auto compress = [&](Value v, std::vector<unsigned> masks) {
-      std::sort(masks.rbegin(), masks.rend());
-      for (unsigned m : masks) {
-        Value below = arith::AndIOp::create(b, loc, v, i32(m - 1));
-        Value factor = i32(m); // (before the quotient: argument order is the compiler's)
-        Value above = arith::MulIOp::create(
-            b, loc, arith::DivUIOp::create(b, loc, v, i32(2 * int64_t(m))), factor);
-        v = arith::OrIOp::create(b, loc, below, above);
-      }
-      return v;
-    };
-    auto laneMasks = l.laneXorMasks(shape, axis);
-    Value laneKey = compress(lane, laneMasks);
-    Value warpKey = compress(
-        arith::RemUIOp::create(b, loc, warp, i32(l.numWarps())), warpMasks);
-    Value key = arith::AddIOp::create(b, 
-        loc, arith::MulIOp::create(b, loc, warpKey, i32(32 >> laneMasks.size())),
-        laneKey);
-    Value digit = warpDigit(l, axis);
-    digit = arith::RemUIOp::create(b, loc, digit, i32(ways));
-    // Slots ordered (partial, way, key): the lanes of a warp have
-    // consecutive keys, so each store and each load of one way touches
-    // consecutive words, free of bank conflicts (keyed innermost, one
-    // warp's stores would land `ways` words apart). Slot (k, way) is word
-    // (k * ways + way) * keys + key: one variable address for the stores and
-    // one for the loads, then constant offsets (smaller IR, less for LLVM).
-    Type i32t = b.getI32Type();
-    Value storeAt = arith::AddIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, digit, i32(keys)), key);
-    Value scratch = reductionScratch(slots * 4 * fields);
-    Value valuesAtStore = sharedSlot(scratch, elem, storeAt);
-    Value valuesAtLoad = sharedSlot(scratch, elem, key);
-    Value indicesAtStore, indicesAtLoad;
-    if (isArg) {
-      // (The offset before the base: argument order is the compiler's.
-      // Constants are made once a kernel: one value serves both.)
-      Value indicesAt = i32(slots);
-      indicesAtStore = sharedSlot(sharedSlot(scratch, i32t, indicesAt), i32t, storeAt);
-      indicesAtLoad = sharedSlot(sharedSlot(scratch, i32t, indicesAt), i32t, key);
+  if (warpMasks.empty())
+    return;
+  int64_t ways = int64_t(1) << warpMasks.size();
+  // Threads that differ only in the axis digits share a result: name the
+  // group by the thread's lane and warp bits with the axis bits removed
+  // (Blocked::reductionKey), so there is one slot per group, not per thread.
+  int64_t keys = l.numReductionKeys(shape, axis);
+  int64_t slots = int64_t(partials.size()) * keys * ways;
+  int64_t fields = isArg ? 2 : 1;
+  auto compress = [&](Value v, std::vector<unsigned> masks) {
+    std::sort(masks.rbegin(), masks.rend());
+    for (unsigned m : masks) {
+      Value below = arith::AndIOp::create(b, loc, v, i32(m - 1));
+      Value factor = i32(m); // (before the quotient: argument order is the compiler's)
+      Value above = arith::MulIOp::create(
+          b, loc, arith::DivUIOp::create(b, loc, v, i32(2 * int64_t(m))), factor);
+      v = arith::OrIOp::create(b, loc, below, above);
     }
-    nvvm::barrier(b, loc);
-    for (size_t k = 0; k < partials.size(); ++k) {
-      Value offset = i32(int64_t(k) * ways * keys);
-      LLVM::StoreOp::create(b, loc, partials[k].value, sharedSlot(valuesAtStore, elem, offset));
-      if (isArg)
-        LLVM::StoreOp::create(b, loc, partials[k].index,
-                                sharedSlot(indicesAtStore, i32t, offset));
-    }
-    nvvm::barrier(b, loc);
-    for (size_t k = 0; k < partials.size(); ++k) {
-      Partial acc{};
-      for (int64_t w = 0; w < ways; ++w) {
-        Value offset = i32((int64_t(k) * ways + w) * keys);
-        Partial p{LLVM::LoadOp::create(b, loc, elem, sharedSlot(valuesAtLoad, elem, offset)),
-                  Value()};
-        if (isArg)
-          p.index = LLVM::LoadOp::create(b, loc, i32t, sharedSlot(indicesAtLoad, i32t, offset));
-        acc = w == 0 ? p : pick(acc, p);
-      }
-      partials[k] = acc;
-    }
+    return v;
+  };
+  auto laneMasks = l.laneXorMasks(shape, axis);
+  Value laneKey = compress(lane, laneMasks);
+  Value warpKey = compress(
+      arith::RemUIOp::create(b, loc, warp, i32(l.numWarps())), warpMasks);
+  Value key = arith::AddIOp::create(b, 
+      loc, arith::MulIOp::create(b, loc, warpKey, i32(32 >> laneMasks.size())),
+      laneKey);
+  Value digit = warpDigit(l, axis);
+  digit = arith::RemUIOp::create(b, loc, digit, i32(ways));
+  // Slots ordered (partial, way, key): the lanes of a warp have
+  // consecutive keys, so each store and each load of one way touches
+  // consecutive words, free of bank conflicts (keyed innermost, one
+  // warp's stores would land `ways` words apart). Slot (k, way) is word
+  // (k * ways + way) * keys + key: one variable address for the stores and
+  // one for the loads, then constant offsets (smaller IR, less for LLVM).
+  Type i32t = b.getI32Type();
+  Value storeAt = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, digit, i32(keys)), key);
+  Value scratch = reductionScratch(slots * 4 * fields);
+  Value valuesAtStore = sharedSlot(scratch, elem, storeAt);
+  Value valuesAtLoad = sharedSlot(scratch, elem, key);
+  Value indicesAtStore, indicesAtLoad;
+  if (isArg) {
+    // (The offset before the base: argument order is the compiler's.
+    // Constants are made once a kernel: one value serves both.)
+    Value indicesAt = i32(slots);
+    indicesAtStore = sharedSlot(sharedSlot(scratch, i32t, indicesAt), i32t, storeAt);
+    indicesAtLoad = sharedSlot(sharedSlot(scratch, i32t, indicesAt), i32t, key);
   }
+  nvvm::barrier(b, loc);
+  for (size_t k = 0; k < partials.size(); ++k) {
+    Value offset = i32(int64_t(k) * ways * keys);
+    LLVM::StoreOp::create(b, loc, partials[k].value, sharedSlot(valuesAtStore, elem, offset));
+    if (isArg)
+      LLVM::StoreOp::create(b, loc, partials[k].index,
+                              sharedSlot(indicesAtStore, i32t, offset));
+  }
+  nvvm::barrier(b, loc);
+  for (size_t k = 0; k < partials.size(); ++k) {
+    ReducePartial acc{};
+    for (int64_t w = 0; w < ways; ++w) {
+      Value offset = i32((int64_t(k) * ways + w) * keys);
+      ReducePartial p{LLVM::LoadOp::create(b, loc, elem, sharedSlot(valuesAtLoad, elem, offset)),
+                Value()};
+      if (isArg)
+        p.index = LLVM::LoadOp::create(b, loc, i32t, sharedSlot(indicesAtLoad, i32t, offset));
+      acc = w == 0 ? p : pickPartial(kind, acc, p);
+    }
+    partials[k] = acc;
+  }
+}
 
-  // 4. Hand the partials to the result's registers (the slice layout keeps
-  // the parent registers at offset 0 along the axis, in order).
+// 4. Hand the partials to the result's registers (the slice layout keeps
+// the parent registers at offset 0 along the axis, in order).
+LogicalResult KernelLowering::handOutPartials(ReduceOp op, const Dist &src, unsigned axis,
+                                              const ThreadReduction &t) {
+  StringRef kind = op.getKind();
+  bool isArg = kind == "argmax" || kind == "argmin";
+  const SmallVector<ReducePartial> &partials = t.partials;
+  const std::vector<layout::Index> &groupOrder = t.groupOrder;
   Regs out;
   auto resultType = dyn_cast<RankedTensorType>(op.getType());
   std::map<layout::Index, size_t> partialOf;
@@ -245,8 +277,11 @@ LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
       maxima.push_back(partials[it->second].value);
     }
   }
-  if (isArg)
+  if (isArg) {
+    auto argKey = std::make_tuple(op.getSrc().getAsOpaquePointer(), unsigned(op.getAxis()),
+                                  std::string(kind == "argmax" ? "max" : "min"));
     argValues[argKey] = {op.getOperation(), maxima};
+  }
   values[op] = out;
   return success();
 }

@@ -77,6 +77,7 @@ LogicalResult KernelLowering::run() {
     values[old] = Regs{now};
 
   findCopiedLoads();
+  findReductionGroups();
   if (failed(lowerBlock(func.getBody().front())))
     return failure();
   LLVM::ReturnOp::create(b, loc, ValueRange{});

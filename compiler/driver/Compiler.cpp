@@ -292,7 +292,7 @@ CompileResult compile(const CompileOptions &options) {
   // then compile the kernel and them.
   std::vector<std::vector<std::string>> units;
   for (const fe::KernelDecl &k : mod->kernels()) {
-    using CodeKey = std::tuple<std::vector<std::pair<std::string, int64_t>>, int64_t, bool, bool, bool>;
+    using CodeKey = std::tuple<std::vector<std::pair<std::string, int64_t>>, int64_t, bool, bool, bool, bool>;
     auto keyOf = [&](const fe::Variant *v) {
       std::vector<std::pair<std::string, int64_t>> constants;
       if (v)
@@ -301,6 +301,7 @@ CompileResult compile(const CompileOptions &options) {
       return CodeKey{constants, v && v->numWarps ? *v->numWarps : k.numWarps,
                      v && v->tileDivision ? *v->tileDivision : k.tileDivision,
                      v && v->treeReductions ? *v->treeReductions : k.treeReductions,
+                     v && v->fusedReductions ? *v->fusedReductions : k.fusedReductions,
                      v && v->earlyLaunch ? *v->earlyLaunch : k.earlyLaunch};
     };
     std::map<CodeKey, size_t> unitOf{{keyOf(nullptr), units.size()}};

@@ -487,7 +487,8 @@ struct AttributeSyntax {
 };
 
 /// `@variant(name, maxnreg = N, min_ctas_per_sm = N, num_warps = N,
-/// tile_division = 0|1, tree_reductions = 0|1, early_launch = 0|1, when = cond)`: an alternative
+/// tile_division = 0|1, tree_reductions = 0|1, fused_reductions = 0|1, early_launch = 0|1,
+/// when = cond)`: an alternative
 /// compilation picked at launch when `when` holds (over scalar params,
 /// constants, `ctas` and `sms`).
 struct Variant {
@@ -496,6 +497,7 @@ struct Variant {
   std::optional<int64_t> numWarps, maxnreg, minCtasPerSm;
   std::optional<bool> tileDivision;   // unset: the kernel's
   std::optional<bool> treeReductions; // unset: the kernel's
+  std::optional<bool> fusedReductions; // unset: the kernel's
   std::optional<bool> earlyLaunch;    // unset: the kernel's
   ExprPtr when; // null: always eligible
   /// Constants (module constants or the kernel's compile-time params) with
@@ -520,6 +522,9 @@ struct KernelDecl {
   bool valueMajor = false; // @value_major: each value's operations together
   bool tileDivision = false; // @tile_division: one range check for a tile's f32 divisions
   bool treeReductions = false; // @tree_reductions: a thread's values combine pairwise
+  /// @fused_reductions: a block's reductions across the same lanes share one
+  /// reduce-scatter butterfly.
+  bool fusedReductions = false;
   /// @early_launch: launched while the kernel before it on the stream still
   /// runs (programmatic dependent launch); it waits for that kernel at its
   /// wait_prior_kernel() call, or at entry when it has none.

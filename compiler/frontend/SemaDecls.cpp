@@ -328,7 +328,7 @@ bool Sema::constIntArg(AttributeSyntax &a, int64_t lo, int64_t hi,
 void Sema::checkAttributes(KernelDecl &k) {
   static const std::vector<std::string> kKnown = {
       "num_warps", "maxnreg", "min_ctas_per_sm", "grid", "variant", "fast_math", "fast_division",
-      "value_major", "tile_division", "tree_reductions", "early_launch"};
+      "value_major", "tile_division", "tree_reductions", "fused_reductions", "early_launch"};
   std::set<std::string> seen;
   for (AttributeSyntax &a : k.attributes) {
     if (a.name != "variant" && !seen.insert(a.name).second) {
@@ -370,6 +370,7 @@ void Sema::checkAttributes(KernelDecl &k) {
                             : a.name == "value_major"     ? &k.valueMajor
                             : a.name == "tile_division"   ? &k.tileDivision
                             : a.name == "tree_reductions" ? &k.treeReductions
+                            : a.name == "fused_reductions" ? &k.fusedReductions
                             : a.name == "early_launch"    ? &k.earlyLaunch
                                                           : nullptr) {
       if (!a.args.empty())
@@ -386,7 +387,8 @@ void Sema::checkAttributes(KernelDecl &k) {
             !hint.empty() ? hint
                           : "attributes are @num_warps @maxnreg "
                             "@min_ctas_per_sm @grid @variant @fast_math @fast_division "
-                            "@value_major @tile_division @tree_reductions @early_launch");
+                            "@value_major @tile_division @tree_reductions @fused_reductions "
+                            "@early_launch");
     }
   }
 }
@@ -456,6 +458,7 @@ void Sema::checkVariant(KernelDecl &k, AttributeSyntax &a) {
     // Flags of the kernel's that a variant turns on (1) or off (0).
     if (std::optional<bool> *flag = arg.name == "tile_division"     ? &v.tileDivision
                                     : arg.name == "tree_reductions" ? &v.treeReductions
+                                    : arg.name == "fused_reductions" ? &v.fusedReductions
                                     : arg.name == "early_launch"    ? &v.earlyLaunch
                                                                     : nullptr) {
       std::optional<int64_t> value = constInt(arg.value, "the value");
@@ -478,7 +481,8 @@ void Sema::checkVariant(KernelDecl &k, AttributeSyntax &a) {
     if (!slot) {
       error(arg.name.empty() ? arg.value->range : arg.nameRange,
             "@variant takes keywords maxnreg, min_ctas_per_sm, num_warps, "
-            "tile_division, tree_reductions, early_launch, when, or the name of a constant to give "
+            "tile_division, tree_reductions, fused_reductions, early_launch, when, or the name of a "
+            "constant to give "
             "another value",
             "@variant(small, BLOCK = 2048, when = H <= 2048)");
       continue;

@@ -38,6 +38,7 @@ LogicalResult IRGen::emitKernel(const fe::KernelDecl &body,
   std::optional<int64_t> minCtas = v && v->minCtasPerSm ? v->minCtasPerSm : k.minCtasPerSm;
   bool tileDivision = v && v->tileDivision ? *v->tileDivision : k.tileDivision;
   bool treeReductions = v && v->treeReductions ? *v->treeReductions : k.treeReductions;
+  bool fusedReductions = v && v->fusedReductions ? *v->fusedReductions : k.fusedReductions;
   bool early = v && v->earlyLaunch ? *v->earlyLaunch : k.earlyLaunch;
   // A variant runs only when its `when` holds: its divisibility facts hold
   // in its body (frontend/WhenFacts.h).
@@ -69,6 +70,8 @@ LogicalResult IRGen::emitKernel(const fe::KernelDecl &body,
     func->setAttr(tile::attr::kTileDivision, b.getUnitAttr());
   if (treeReductions)
     func->setAttr(tile::attr::kTreeReductions, b.getUnitAttr());
+  if (fusedReductions)
+    func->setAttr(tile::attr::kFusedReductions, b.getUnitAttr());
   if (early)
     func->setAttr(tile::attr::kEarlyLaunch, b.getUnitAttr());
   if (maxnreg)

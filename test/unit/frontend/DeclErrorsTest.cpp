@@ -55,7 +55,8 @@ TEST(DeclErrors, Attributes) {
   expectError("@grid(x = 1)\nkernel k() {}", "@grid takes positional expressions");
   expectError("@zzzzzzzz\nkernel k() {}", "unknown attribute '@zzzzzzzz'",
               "attributes are @num_warps @maxnreg @min_ctas_per_sm @grid @variant @fast_math "
-              "@fast_division @value_major @tile_division @tree_reductions @early_launch");
+              "@fast_division @value_major @tile_division @tree_reductions @fused_reductions "
+              "@early_launch");
 }
 
 TEST(DeclErrors, Helpers) {

@@ -54,6 +54,9 @@ inline constexpr char kTileDivision[] = "tile.tile_division";
 // Unit: a thread's values of a sum, max or min combine pairwise, log2(n)
 // dependent steps instead of n - 1 (`@tree_reductions`).
 inline constexpr char kTreeReductions[] = "tile.tree_reductions";
+// Unit: a block's reductions that combine across the same lanes share one
+// reduce-scatter butterfly (`@fused_reductions`).
+inline constexpr char kFusedReductions[] = "tile.fused_reductions";
 // Unit: launched while the kernel before it on the stream still runs
 // (`@early_launch`, programmatic dependent launch); its tile.wait_prior_kernel
 // waits for that kernel.
