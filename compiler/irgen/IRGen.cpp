@@ -336,6 +336,10 @@ Value IRGen::emit(const fe::Expr &e) {
   if (auto *inl = fe::dyn_cast<fe::InlinedCallExpr>(&e)) {
     if (failed(emitBlock(inl->body)))
       return nullptr;
+    // A helper without `return` is called for its stores, as a statement
+    // (sema refuses its call as a value): nothing to give.
+    if (!inl->result)
+      return nullptr;
     return emit(*inl->result);
   }
   return fail(e.range, "this expression is not supported by code generation"),
