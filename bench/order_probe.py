@@ -8,9 +8,10 @@ differ, and the megac/Triton ratio moves with the order.
 
 usage (GPU machine, PYTHONPATH=build-gpu/python):
     python3 bench/order_probe.py --bundles out/bundles --out DIR [--cases "vector_add:n=65536 group_quant:M=1,K=2048"]
-        [--alt NAME=DIR ...] [--no-twins] [--rounds 5] [--repeats 10]
+        [--alt NAME=DIR ...] [--no-twins] [--early] [--rounds 5] [--repeats 10]
 --alt adds a column per bundle directory (each checked against the reference at the shape first), for A/B of
-compiled alternatives in the same process. Writes DIR/order_probe.json and prints one line per case and order.
+compiled alternatives in the same process; --early adds each megac column launched early as well (NAME.early:
+its @early_launch kernels by programmatic dependent launch, as run_bench.py's megac.early). Writes DIR/order_probe.json and prints one line per case and order.
 First used in results/tuning_order_saq_882a290.md.
 """
 import argparse
@@ -63,6 +64,7 @@ def main():
     p.add_argument("--alt", action="append", default=[], metavar="NAME=DIR",
                    help="also time the kernels of the bundles in DIR (column NAME), e.g. the same PTX assembled "
                    "by another ptxas; repeatable")
+    p.add_argument("--early", action="store_true", help="also each megac column launched early (NAME.early)")
     a = p.parse_args()
     os.makedirs(a.out, exist_ok=True)
     import triton_kernels
@@ -76,12 +78,15 @@ def main():
         m, t = megac_impl(name, found, modules), triton_kernels.LAUNCHERS[name]
         for order in ("forward", "reverse"):
             impls = {"megac": m, "triton": t} if a.no_twins else {"megac": m, "triton": t, "megac#2": m, "triton#2": t}
+            if a.early and (fn := megac_impl(name, found, modules, early_launch=True)) is not None:
+                impls["megac.early"] = fn
             for alt, (alt_found, alt_modules) in alts.items():
-                fn = megac_impl(name, alt_found, alt_modules)
-                if fn is not None:
-                    if order == "forward":
-                        print(f"{name} {spec} {alt}: check {check_impl(fn, ref, shape)[0]}")
-                    impls[alt] = fn
+                for suffix in ("", ".early") if a.early else ("",):
+                    fn = megac_impl(name, alt_found, alt_modules, early_launch=bool(suffix))
+                    if fn is not None:
+                        if order == "forward":
+                            print(f"{name} {spec} {alt}{suffix}: check {check_impl(fn, ref, shape)[0]}")
+                        impls[alt + suffix] = fn
             if order == "reverse":
                 impls = dict(reversed(list(impls.items())))
             us, ratios, row = time_shape(ref, shape, impls, a)

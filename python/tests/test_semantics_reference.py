@@ -62,5 +62,72 @@ def test_every_kernel_of_the_file_has_a_check():
     path = os.path.join(os.path.dirname(__file__), "..", "..", "test", "gpu", "semantics.mega")
     with open(path) as f:
         kernels = re.findall(r"^kernel (\w+)", f.read(), re.M)
-    assert len(kernels) == 20
-    assert sorted(kernels) == sorted(rs.CHECKS)
+    assert len(kernels) == 23
+    assert sorted(kernels) == sorted(list(rs.CHECKS) + list(rs.LAUNCHED_BY_OTHERS))
+
+
+class _FakeTensor:
+    """Just enough of a torch tensor over a NumPy array for Runner's buffers."""
+
+    def __init__(self, a):
+        self.a = a
+
+    def cuda(self):
+        return self
+
+    def cpu(self):
+        return self
+
+    def numpy(self):
+        return self.a
+
+    def view(self, dtype):
+        return _FakeTensor(self.a.view(dtype))
+
+    def fill_(self, byte):
+        self.a.fill(byte)
+
+
+class _FakeTorch:
+    float32, uint8 = np.float32, np.uint8
+
+    class cuda:  # noqa: N801 (torch's name)
+        @staticmethod
+        def synchronize():
+            pass
+
+    @staticmethod
+    def empty(shape, dtype, device):
+        return _FakeTensor(np.empty(shape, dtype))
+
+    @staticmethod
+    def from_numpy(a):
+        return _FakeTensor(a)
+
+
+class _FusedFloats:
+    """sem_plain_floats and sem_fused_floats in NumPy (float32 sums): `off` elements of the fused one's changed."""
+
+    def __init__(self, off):
+        self.off = off
+
+    def sem_plain_floats(self, s, q, k, out):
+        s, q, k = s.a, q.a, k.a
+        o = out.a
+        o[:, 0] = (q * q).sum(1)
+        o[:, 1] = (k * k).sum(1) + o[:, 0]
+        o[:, 2], o[:, 3] = (q * k).sum(1), q.max(1)
+        o[:, 4:8], o[:, 8:12] = (s * k[:, None, :]).sum(2), (s * q[:, None, :]).sum(2)
+        o[:, 12:16] = s.max(2)
+
+    def sem_fused_floats(self, s, q, k, out):
+        self.sem_plain_floats(s, q, k, out)
+        out.a.reshape(-1)[:self.off] += 1.0
+
+
+def test_fused_floats_must_equal_the_plain_kernel_byte_for_byte():
+    r = rs.Runner(_FakeTorch, _FusedFloats(0), np.random.default_rng(1))
+    result = rs.check_fused_floats(r)
+    assert result["wrong"] == 0 and result["of"] == 2 * rs.BATCH * 16
+    r = rs.Runner(_FakeTorch, _FusedFloats(3), np.random.default_rng(1))
+    assert rs.check_fused_floats(r)["wrong"] == 2 * 3

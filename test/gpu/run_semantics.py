@@ -436,6 +436,46 @@ def check_tree(r):
     return r.exact(lambda: r.mod.sem_tree(vd, rows, cols), [rows, cols], [want_rows, want_cols])
 
 
+def check_fused(r):
+    """sem_fused: sem_tree's sums, maxima and minima of integer values (exact in any order) through
+    @fused_reductions' reduce-scatter butterflies."""
+    torch = r.torch
+    v = r.rng.integers(-1000, 1001, (BATCH, 16, 32)).astype(np.float32)
+    rows, cols = r.out((BATCH, 3, 16), torch.float32), r.out((BATCH, 3, 32), torch.float32)
+    vd = r.dev(v)
+    want_rows = np.stack([v.sum(2), v.max(2), v.min(2)], 1).astype(np.float32)
+    want_cols = np.stack([v.sum(1), v.max(1), v.min(1)], 1).astype(np.float32)
+    return r.exact(lambda: r.mod.sem_fused(vd, rows, cols), [rows, cols], [want_rows, want_cols])
+
+
+def check_fused_floats(r):
+    """sem_fused_floats against sem_plain_floats (the same body without @fused_reductions), byte for byte on
+    random floats, whose sums round by the order of their additions; and sem_plain_floats near float64."""
+    torch = r.torch
+    s = r.rng.standard_normal((BATCH, 4, 128)).astype(np.float32)
+    q = r.rng.standard_normal((BATCH, 128)).astype(np.float32)
+    k = r.rng.standard_normal((BATCH, 128)).astype(np.float32)
+    sd, qd, kd = r.dev(s), r.dev(q), r.dev(k)
+    plain = r.out((BATCH, 16), torch.float32)
+    r.mod.sem_plain_floats(sd, qd, kd, plain)
+    torch.cuda.synchronize()
+    want = plain.cpu().numpy().view(np.float32).reshape(BATCH, 16).copy()
+    f = [x.astype(np.float64) for x in (s, q, k)]
+    near, scale = np.zeros((BATCH, 16)), np.ones((BATCH, 16))
+    for col, terms in ((0, f[1] * f[1]), (2, f[1] * f[2]), (slice(4, 8), f[0] * f[2][:, None, :]),
+                       (slice(8, 12), f[0] * f[1][:, None, :])):
+        near[:, col], scale[:, col] = terms.sum(-1), np.abs(terms).sum(-1)
+    near[:, 1] = (f[2] * f[2]).sum(1) + near[:, 0]
+    scale[:, 1] = near[:, 1]
+    near[:, 3], near[:, 12:16] = f[1].max(1), f[0].max(2)
+    scale[:, 3], scale[:, 12:16] = np.abs(near[:, 3]) + 1, np.abs(near[:, 12:16]) + 1
+    out = r.out((BATCH, 16), torch.float32)
+    result = r.exact(lambda: r.mod.sem_fused_floats(sd, qd, kd, out), [out], [want])
+    result["plain_far_from_float64"] = wrong_close(want, near, scale, 2e-5)
+    result["wrong"] += result["plain_far_from_float64"]
+    return result
+
+
 # @fast_math's tolerances (of the terms' magnitudes): ex2.approx.ftz and lg2.approx are within a few ulp,
 # tanh.approx.f32 within 2^-10.9 relative (PTX ISA), sqrt.approx and rsqrt.approx within 2 ulp, div.approx
 # within 2 ulp for these divisors
@@ -482,6 +522,9 @@ def check_small_ints(r):
     return r.exact(lambda: r.mod.sem_small_ints(*ins, *outs), outs, wants)
 
 
+# Kernels that another kernel's check launches (as its reference), with no check of their own.
+LAUNCHED_BY_OTHERS = ("sem_plain_floats",)
+
 CHECKS = {"sem_int": check_int, "sem_to_int": check_to_int, "sem_math": check_math, "sem_reduce": check_reduce,
           "sem_shape": check_shape, "sem_loops": check_loops, "sem_atomic": check_atomic,
           "sem_narrow": check_narrow, "sem_dot": check_dot, "sem_layout": check_layout, "sem_grid": check_grid,
@@ -489,6 +532,7 @@ CHECKS = {"sem_int": check_int, "sem_to_int": check_to_int, "sem_math": check_ma
           "sem_tile_division": lambda r: check_division(r, "sem_tile_division"),
           "sem_value_major": lambda r: check_division(r, "sem_value_major"),
           "sem_fast_division": check_fast_division, "sem_spill": check_spill, "sem_tree": check_tree,
+          "sem_fused": check_fused, "sem_fused_floats": check_fused_floats,
           "sem_fast_math": check_fast_math, "sem_small_ints": check_small_ints}
 
 

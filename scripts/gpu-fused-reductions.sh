@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# On the GPU machine: @fused_reductions measured against the shipped kernels, in one call. Needs out/bundles
+# (./scripts/build.sh) and out/fused (scripts/fused-reductions-bundles.sh) carried.
+#   1. the runtime and its Python extension (scripts/gpu-build-runtime.sh);
+#   2. correctness of the fused bundles at every listed shape (test/gpu/run_gpu_tests.py);
+#   3. the semantics checks of @fused_reductions (sem_fused, sem_fused_floats against sem_plain_floats, byte for
+#      byte) from out/bundles/semantics.mgb;
+#   4. bench/order_probe.py: shipped and fused in one process, each also launched early, forward and reversed.
+# Writes under $OUT (default out/): fused_check/, fused_semantics/, fused_probe/ and fused.txt.
+#   usage: MEGAC_COMMIT=<sha> scripts/gpu-fused-reductions.sh [KERNELS]   (default: gdn_core,gdn_verify)
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+out=${OUT:-$root/out}
+kernels=${1:-gdn_core,gdn_verify}
+export PYTHONPATH=build-gpu/python PYTHONUNBUFFERED=1
+{
+  echo "== commit ${MEGAC_COMMIT:-unknown}; $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"
+  scripts/gpu-build-runtime.sh "$out/fused_build" || exit 1
+  echo "== correctness of out/fused ($kernels)"
+  python3 test/gpu/run_gpu_tests.py --bundles out/fused --out "$out/fused_check" --kernels "$kernels" | tail -8
+  echo "== semantics"
+  python3 test/gpu/run_semantics.py --bundle out/bundles/semantics.mgb --out "$out/fused_semantics" | grep -E "fused|floats|seed"
+  echo "== order probe"
+  cases="gdn_core:B=1,HV=16,HK=4 gdn_core:B=1,HV=8,HK=2 gdn_core:B=8,HV=16,HK=4 gdn_core:B=32,HV=16,HK=4"
+  cases="$cases gdn_core:B=128,HV=16,HK=4 gdn_core:B=256,HV=16,HK=4"
+  cases="$cases gdn_verify:B=1,T=4,HV=8,HK=2 gdn_verify:B=8,T=4,HV=8,HK=2 gdn_verify:B=112,T=4,HV=8,HK=2"
+  python3 bench/order_probe.py --bundles out/bundles --alt fused=out/fused --no-twins --early --rounds 7 \
+    --out "$out/fused_probe" --cases "$cases"
+} 2>&1 | tee "$out/fused.txt"
