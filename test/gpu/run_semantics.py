@@ -426,26 +426,17 @@ def check_spill(r):
     return {"wrong": wrong, "of": 2 * N}
 
 
-def check_tree(r):
+def check_rows_and_columns(r, kernel):
+    """sem_tree (@tree_reductions) or sem_fused (@fused_reductions): sums, maxima and minima of a [16, 32] tile's
+    rows and columns of integer values (exact in any order of the additions)."""
     torch = r.torch
     v = r.rng.integers(-1000, 1001, (BATCH, 16, 32)).astype(np.float32)
     rows, cols = r.out((BATCH, 3, 16), torch.float32), r.out((BATCH, 3, 32), torch.float32)
     vd = r.dev(v)
     want_rows = np.stack([v.sum(2), v.max(2), v.min(2)], 1).astype(np.float32)
     want_cols = np.stack([v.sum(1), v.max(1), v.min(1)], 1).astype(np.float32)
-    return r.exact(lambda: r.mod.sem_tree(vd, rows, cols), [rows, cols], [want_rows, want_cols])
-
-
-def check_fused(r):
-    """sem_fused: sem_tree's sums, maxima and minima of integer values (exact in any order) through
-    @fused_reductions' reduce-scatter butterflies."""
-    torch = r.torch
-    v = r.rng.integers(-1000, 1001, (BATCH, 16, 32)).astype(np.float32)
-    rows, cols = r.out((BATCH, 3, 16), torch.float32), r.out((BATCH, 3, 32), torch.float32)
-    vd = r.dev(v)
-    want_rows = np.stack([v.sum(2), v.max(2), v.min(2)], 1).astype(np.float32)
-    want_cols = np.stack([v.sum(1), v.max(1), v.min(1)], 1).astype(np.float32)
-    return r.exact(lambda: r.mod.sem_fused(vd, rows, cols), [rows, cols], [want_rows, want_cols])
+    launch = getattr(r.mod, kernel)
+    return r.exact(lambda: launch(vd, rows, cols), [rows, cols], [want_rows, want_cols])
 
 
 def check_fused_floats(r):
@@ -531,8 +522,9 @@ CHECKS = {"sem_int": check_int, "sem_to_int": check_to_int, "sem_math": check_ma
           "sem_bits": check_bits, "sem_quant": check_quant,
           "sem_tile_division": lambda r: check_division(r, "sem_tile_division"),
           "sem_value_major": lambda r: check_division(r, "sem_value_major"),
-          "sem_fast_division": check_fast_division, "sem_spill": check_spill, "sem_tree": check_tree,
-          "sem_fused": check_fused, "sem_fused_floats": check_fused_floats,
+          "sem_fast_division": check_fast_division, "sem_spill": check_spill,
+          "sem_tree": lambda r: check_rows_and_columns(r, "sem_tree"),
+          "sem_fused": lambda r: check_rows_and_columns(r, "sem_fused"), "sem_fused_floats": check_fused_floats,
           "sem_fast_math": check_fast_math, "sem_small_ints": check_small_ints}
 
 
