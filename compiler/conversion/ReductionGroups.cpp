@@ -142,8 +142,9 @@ LogicalResult KernelLowering::lowerReductionGroup(ArrayRef<ReduceOp> group) {
   layout::ReduceScatterPlan plan = layout::planReduceScatter(int(slots.size()), masks);
 
   SmallVector<Value> results;
-  if (plan.numShuffles() >= plan.numPlainShuffles()) {
-    // Nothing to gain (a single partial, or few lanes): plain butterflies.
+  if (!plan.worthIt()) {
+    // Little or nothing to gain (a single partial, few lanes, many partials
+    // over few masks): plain butterflies.
     for (unsigned mask : masks)
       for (Value &v : slots)
         v = combine(kind, v, nvvm::shuffleXor(b, loc, v, mask));

@@ -42,4 +42,17 @@ int64_t ReduceScatterPlan::numPlainShuffles() const {
   return int64_t(slotOf.size()) * int64_t(steps.size());
 }
 
+int64_t ReduceScatterPlan::numSelects() const {
+  int64_t n = 0;
+  for (const Step &s : steps)
+    for (const Half &h : s.halves)
+      n += h.high >= 0 ? 2 : 0;
+  return n;
+}
+
+bool ReduceScatterPlan::worthIt() const {
+  int64_t cost = 4 * numShuffles() + numSelects(), plain = 4 * numPlainShuffles();
+  return 5 * cost <= 4 * plain;
+}
+
 } // namespace megac::layout

@@ -101,14 +101,25 @@ TEST(ReduceScatter, CountsShuffles) {
   EXPECT_EQ(five.numShuffles(), 13);
   EXPECT_EQ(five.numPlainShuffles(), 25);
   EXPECT_EQ(five.scatterBits, 1u | 2u | 4u);
+  EXPECT_EQ(five.numSelects(), 2 * (2 + 1 + 1));
+  EXPECT_TRUE(five.worthIt());
   // Two partials over two lanes' masks gain nothing (2 + 2 against 4).
   ReduceScatterPlan two = planReduceScatter(2, {1, 2});
   EXPECT_EQ(two.numShuffles(), 4);
   EXPECT_EQ(two.numPlainShuffles(), 4);
+  EXPECT_FALSE(two.worthIt());
+  // Eight over two masks: 4 + 2 shuffles and 8 reads, 12 selects, against 16.
+  ReduceScatterPlan eight = planReduceScatter(8, {1, 2});
+  EXPECT_EQ(eight.numShuffles(), 14);
+  EXPECT_EQ(eight.numSelects(), 12);
+  EXPECT_FALSE(eight.worthIt());
+  // Two rows a thread over 32 lanes: 5 + 2 and 2 selects against 10.
+  EXPECT_TRUE(planReduceScatter(2, {1, 2, 4, 8, 16}).worthIt());
   // One partial: the plain butterfly, no reads.
   ReduceScatterPlan one = planReduceScatter(1, {1, 2, 4, 8, 16});
   EXPECT_EQ(one.numShuffles(), 5);
   EXPECT_EQ(one.scatterBits, 0u);
+  EXPECT_FALSE(one.worthIt());
   // More partials than lanes can split: two slots a lane at the end.
   ReduceScatterPlan many = planReduceScatter(40, {1, 2, 4, 8, 16});
   EXPECT_EQ(many.steps.back().halves.size(), 2u);

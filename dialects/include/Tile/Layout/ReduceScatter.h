@@ -56,6 +56,15 @@ struct ReduceScatterPlan {
   /// butterflies over the same masks take.
   int64_t numShuffles() const;
   int64_t numPlainShuffles() const;
+  /// The selects that pick what a lane sends and keeps (two a pair of slots).
+  int64_t numSelects() const;
+  /// Whether the plan is worth its selects and its reads' extra step: an SM
+  /// issues four ALU instructions (a select) for each shuffle, and the plan
+  /// must cost at most 0.8 of the plain butterflies in those terms. Five
+  /// 32-lane partials: 13 shuffles and 8 selects against 25 shuffles, taken;
+  /// eight partials over two masks (attention's 32-row split): 14 and 12
+  /// against 16, left plain.
+  bool worthIt() const;
 };
 
 /// The plan for `numPartials` partials over `masks` (in the order the plain
