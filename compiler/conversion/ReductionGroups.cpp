@@ -58,8 +58,10 @@ bool followsItsArgReduction(ReduceOp op) {
 }
 
 // The ops after `first` in its block that `v` is computed from, when all can
-// move above `first`: side-effect free, without regions, no reduction (its
-// group's order) and no dot (its operand copies). Empty and false otherwise.
+// move above `first`: side-effect free, without regions, no reduction (a
+// group's members are lowered where its first is), no dot or trans (their
+// operands' copies to shared memory are planned where they are). False
+// otherwise (`slice` then holds what was found before the refusal).
 bool operandSliceAfter(Operation *first, Value v, SmallVector<Operation *> &slice) {
   SmallVector<Value> work{v};
   llvm::SmallPtrSet<Operation *, 16> seen;
