@@ -1,27 +1,30 @@
 #!/usr/bin/env bash
-# Here (with MLIR): the A/B bundles of @fused_reductions for the GPU machine. Each kernel of KERNELS is compiled
-# from a copy of its kernels-dsl/ source with @fused_reductions added under @fast_math, into out/fused/ (the
-# shipped ones are out/bundles/, from ./scripts/build.sh). Prints the shuffles of each variant on sm_90a, plain
-# and fused. Then, on the GPU machine, scripts/gpu-fused-reductions.sh (carry out/bundles and out/fused).
-#   usage: scripts/fused-reductions-bundles.sh [KERNELS]   (default: gdn_core gdn_verify)
+# Here (with MLIR): the A/B bundles of @fused_reductions for the GPU machine. Each file of FILES (kernels-dsl/
+# NAME.mega) is compiled from a copy with @fused_reductions added to every kernel (above its first attribute),
+# into out/fused/ (the shipped bundles are out/bundles/, from ./scripts/build.sh). Prints the shuffles of each
+# variant the attribute changes on sm_90a, plain and fused. Then, on the GPU machine,
+# scripts/gpu-fused-reductions.sh (carry out/bundles and out/fused).
+#   usage: scripts/fused-reductions-bundles.sh [FILES]   (default: gdn_core gdn_verify group_quant reduce)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 megac=build/compiler/tools/megac
-kernels=${1:-gdn_core gdn_verify}
+files=${1:-gdn_core gdn_verify group_quant reduce}
 work=$(mktemp -d)
 mkdir -p out/fused
-shuffles() {  # kernel variant: xor shuffles, index shuffles
+shuffles() {  # a line a kernel or variant with shuffles: its name, xor shuffles, index shuffles
   awk '/^.visible .entry/ { name = $3 } /shfl.sync.bfly/ { x[name]++ } /shfl.sync.idx/ { i[name]++ }
-       END { for (k in x) printf "  %-28s %3d xor %3d idx\n", k, x[k], i[k] }' "$1" | sort
+       END { for (k in x) printf "%s %d %d\n", k, x[k], i[k] + 0 }' "$1" | sort
 }
-for k in $kernels; do
-  grep -q '^@fast_math$' "kernels-dsl/$k.mega" || { echo "$k: no @fast_math line to add it under" >&2; exit 1; }
-  sed 's/^@fast_math$/@fast_math\n@fused_reductions/' "kernels-dsl/$k.mega" > "$work/$k.mega"
-  $megac "$work/$k.mega" -o "out/fused/$k.mgb"
-  $megac "kernels-dsl/$k.mega" --target sm_90a --emit ptx -o "$work/$k.plain.ptx"
-  $megac "$work/$k.mega" --target sm_90a --emit ptx -o "$work/$k.fused.ptx"
-  echo "$k plain:"; shuffles "$work/$k.plain.ptx"
-  echo "$k fused:"; shuffles "$work/$k.fused.ptx"
+for f in $files; do
+  # Before each kernel's first attribute line (one that follows a line that is not an attribute).
+  awk '/^@/ && prev !~ /^@/ { print "@fused_reductions" } { print; prev = $0 }' "kernels-dsl/$f.mega" > "$work/$f.mega"
+  $megac "$work/$f.mega" -o "out/fused/$f.mgb"
+  $megac "kernels-dsl/$f.mega" --target sm_90a --emit ptx -o "$work/$f.plain.ptx"
+  $megac "$work/$f.mega" --target sm_90a --emit ptx -o "$work/$f.fused.ptx"
+  shuffles "$work/$f.plain.ptx" > "$work/plain.txt"
+  shuffles "$work/$f.fused.ptx" > "$work/fused.txt"
+  echo "$f (kernel: plain xor + idx -> fused xor + idx, where they differ):"
+  join "$work/plain.txt" "$work/fused.txt" | awk '$2 != $4 || $3 != $5 { printf "  %-28s %3d + %2d -> %3d + %2d\n", $1, $2, $3, $4, $5 }'
 done
 rm -rf "$work"

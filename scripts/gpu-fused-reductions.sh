@@ -7,12 +7,13 @@
 #      byte) from out/bundles/semantics.mgb;
 #   4. bench/order_probe.py: shipped and fused in one process, each also launched early, forward and reversed.
 # Writes under $OUT (default out/): fused_check/, fused_semantics/, fused_probe/ and fused.txt.
-#   usage: MEGAC_COMMIT=<sha> scripts/gpu-fused-reductions.sh [KERNELS]   (default: gdn_core,gdn_verify)
+#   usage: MEGAC_COMMIT=<sha> scripts/gpu-fused-reductions.sh [KERNELS]
+#          (default: gdn_core,gdn_verify,group_quant,group_quant_ue8m0,reduce_rows)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 out=${OUT:-$root/out}
-kernels=${1:-gdn_core,gdn_verify}
+kernels=${1:-gdn_core,gdn_verify,group_quant,group_quant_ue8m0,reduce_rows}
 export PYTHONPATH=build-gpu/python PYTHONUNBUFFERED=1
 {
   echo "== commit ${MEGAC_COMMIT:-unknown}; $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"
@@ -25,6 +26,8 @@ export PYTHONPATH=build-gpu/python PYTHONUNBUFFERED=1
   cases="gdn_core:B=1,HV=16,HK=4 gdn_core:B=1,HV=8,HK=2 gdn_core:B=8,HV=16,HK=4 gdn_core:B=32,HV=16,HK=4"
   cases="$cases gdn_core:B=128,HV=16,HK=4 gdn_core:B=256,HV=16,HK=4"
   cases="$cases gdn_verify:B=1,T=4,HV=8,HK=2 gdn_verify:B=8,T=4,HV=8,HK=2 gdn_verify:B=112,T=4,HV=8,HK=2"
+  # group_quant's wide32 variant (M * K >= 2^24, K a multiple of 4096) and reduce_rows
+  cases="$cases group_quant:M=4096,K=4096 group_quant:M=16384,K=4096 reduce_rows:T=4096 reduce_rows:T=16384"
   python3 bench/order_probe.py --bundles out/bundles --alt fused=out/fused --no-twins --early --rounds 7 \
     --out "$out/fused_probe" --cases "$cases"
 } 2>&1 | tee "$out/fused.txt"
