@@ -488,9 +488,8 @@ struct AttributeSyntax {
 
 /// `@variant(name, maxnreg = N, min_ctas_per_sm = N, num_warps = N,
 /// tile_division = 0|1, tree_reductions = 0|1, fused_reductions = 0|1, early_launch = 0|1,
-/// when = cond)`: an alternative
-/// compilation picked at launch when `when` holds (over scalar params,
-/// constants, `ctas` and `sms`).
+/// when = cond)`: an alternative compilation picked at launch when `when` holds
+/// (over scalar params, constants, `ctas` and `sms`).
 struct Variant {
   std::string name;
   SourceRange range;

@@ -482,8 +482,7 @@ void Sema::checkVariant(KernelDecl &k, AttributeSyntax &a) {
       error(arg.name.empty() ? arg.value->range : arg.nameRange,
             "@variant takes keywords maxnreg, min_ctas_per_sm, num_warps, "
             "tile_division, tree_reductions, fused_reductions, early_launch, when, or the name of a "
-            "constant to give "
-            "another value",
+            "constant to give another value",
             "@variant(small, BLOCK = 2048, when = H <= 2048)");
       continue;
     }
