@@ -141,6 +141,12 @@ inline AccessPlan planAccess(AxisInfoAnalysis &axisInfo, Operation *op,
   return plan;
 }
 
+// @fused_reductions (ReductionGroups.cpp): the reductions of each block of
+// `func` that can share one butterfly, in groups in the block's order (each
+// group's first first); with `moveOperands`, the ops a later member's operand
+// needs are moved above the group's first, where the lowering reduces them all.
+std::vector<SmallVector<ReduceOp>> groupReductions(func::FuncOp func, bool moveOperands);
+
 class KernelLowering {
 public:
   KernelLowering(func::FuncOp func, const Target &target)

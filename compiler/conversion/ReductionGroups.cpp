@@ -5,11 +5,14 @@
 // one its own butterfly gives. docs/dialect.md, Reductions.
 #include "KernelLowering.h"
 #include "NVVMBuilders.h"
+#include "TileToLLVM.h"
 
 #include "Tile/Layout/ReduceScatter.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include <set>
 
 namespace megac::lowering {
 
@@ -79,17 +82,28 @@ bool operandSliceAfter(Operation *first, Value v, SmallVector<Operation *> &slic
   return true;
 }
 
+// The partials a thread holds of a reduction: one per distinct offset of
+// its registers off the axis (reduceWithinThread's groups).
+int64_t numThreadPartials(const Dist &src, unsigned axis) {
+  std::set<layout::Index> offsets;
+  for (int64_t r = 0; r < src.numRegs(); ++r) {
+    layout::Index off = src.offset(r);
+    off[axis] = 0;
+    offsets.insert(off);
+  }
+  return int64_t(offsets.size());
+}
+
 } // namespace
 
-void KernelLowering::findReductionGroups() {
-  if (!func->hasAttr(tile::attr::kFusedReductions))
-    return;
+std::vector<SmallVector<ReduceOp>> groupReductions(func::FuncOp func, bool moveOperands) {
+  std::vector<SmallVector<ReduceOp>> groups;
   SmallVector<Block *> blocks;
   func.walk([&](Block *block) { blocks.push_back(block); });
   for (Block *block : blocks) {
-    // The open group of each key: a later reduction joins it when its
-    // operand can be computed above the group's first reduction.
-    std::vector<std::pair<GroupKey, ReduceOp>> open;
+    // The open group of each key (an index into `groups`): a later reduction
+    // joins it when its operand can be computed above the group's first.
+    std::vector<std::pair<GroupKey, size_t>> open;
     for (Operation &o : llvm::make_early_inc_range(*block)) {
       auto op = dyn_cast<ReduceOp>(&o);
       if (!op || followsItsArgReduction(op))
@@ -99,19 +113,29 @@ void KernelLowering::findReductionGroups() {
         continue;
       auto it = llvm::find_if(open, [&](auto &g) { return g.first == *key; });
       SmallVector<Operation *> slice;
-      if (it != open.end() && operandSliceAfter(it->second, op.getSrc(), slice)) {
-        llvm::sort(slice, [](Operation *x, Operation *y) { return x->isBeforeInBlock(y); });
-        for (Operation *s : slice)
-          s->moveBefore(it->second);
-        reductionGroups[it->second].push_back(op);
+      if (it != open.end() && operandSliceAfter(groups[it->second].front(), op.getSrc(), slice)) {
+        if (moveOperands) {
+          llvm::sort(slice, [](Operation *x, Operation *y) { return x->isBeforeInBlock(y); });
+          for (Operation *s : slice)
+            s->moveBefore(groups[it->second].front());
+        }
+        groups[it->second].push_back(op);
         continue;
       }
       if (it != open.end())
         open.erase(it);
-      open.emplace_back(*key, op);
-      reductionGroups[op].push_back(op);
+      open.emplace_back(*key, groups.size());
+      groups.push_back({op});
     }
   }
+  return groups;
+}
+
+void KernelLowering::findReductionGroups() {
+  if (!func->hasAttr(tile::attr::kFusedReductions))
+    return;
+  for (SmallVector<ReduceOp> &group : groupReductions(func, /*moveOperands=*/true))
+    reductionGroups[group.front()] = std::move(group);
 }
 
 LogicalResult KernelLowering::lowerReductionGroup(ArrayRef<ReduceOp> group) {
@@ -194,3 +218,37 @@ LogicalResult KernelLowering::lowerReductionGroup(ArrayRef<ReduceOp> group) {
 }
 
 } // namespace megac::lowering
+
+namespace megac {
+
+std::vector<ReductionGroupInfo> describeReductionGroups(mlir::func::FuncOp func) {
+  using namespace lowering;
+  std::vector<ReductionGroupInfo> out;
+  if (!func->hasAttr(tile::attr::kFusedReductions))
+    return out;
+  for (SmallVector<ReduceOp> &group : groupReductions(func, /*moveOperands=*/false)) {
+    ReductionGroupInfo info;
+    info.kind = group.front().getKind().str();
+    std::vector<unsigned> masks;
+    for (ReduceOp op : group) {
+      auto src = distOf(op, op.getSrc().getType());
+      if (failed(src))
+        return {};
+      unsigned axis = src->parentDim(op.getAxis());
+      masks = src->blocked.laneXorMasks(src->parentShape, axis);
+      info.partials += numThreadPartials(*src, axis);
+      info.members.push_back(op);
+    }
+    if (info.members.size() < 2 && info.partials < 2)
+      continue; // one value a thread: the plain butterfly, nothing to tell
+    layout::ReduceScatterPlan plan = layout::planReduceScatter(int(info.partials), masks);
+    info.fused = plan.worthIt();
+    info.shuffles = plan.numShuffles();
+    info.selects = plan.numSelects();
+    info.plainShuffles = plan.numPlainShuffles();
+    out.push_back(std::move(info));
+  }
+  return out;
+}
+
+} // namespace megac

@@ -1,6 +1,7 @@
 //===- LayoutReport.cpp - megac --emit layouts ----------------------------===//
 #include "LayoutReport.h"
 #include "SourceLoc.h"
+#include "../conversion/TileToLLVM.h"
 
 #include "Tile/Analysis/RegisterEstimate.h"
 #include "Tile/IR/TileDialect.h"
@@ -24,6 +25,31 @@ std::string printAttr(Attribute a) {
   return s;
 }
 
+// file:line:col of an op of the source (else its location as MLIR prints it).
+std::string where(Location loc) {
+  if (auto file = dyn_cast<FileLineColLoc>(sourceLoc(loc)))
+    return file.getFilename().str() + ":" + std::to_string(file.getLine()) + ":" +
+           std::to_string(file.getColumn());
+  return printAttr(sourceLoc(loc));
+}
+
+// @fused_reductions: one line per group of reductions the lowering may
+// reduce in one butterfly, and whether it does.
+std::string describeReductionGroup(const ReductionGroupInfo &g) {
+  std::ostringstream os;
+  os << "  " << g.kind << (g.members.size() > 1 ? "s" : "") << " at ";
+  for (size_t i = 0; i < g.members.size(); ++i)
+    os << (i ? ", " : "") << where(g.members[i]->getLoc());
+  os << ": " << g.partials << " values a thread across the same lanes, ";
+  if (g.fused)
+    os << "one butterfly: " << g.shuffles << " shuffles and " << g.selects
+       << " selects instead of " << g.plainShuffles << " shuffles\n";
+  else
+    os << "kept plain: " << g.plainShuffles << " shuffles (one butterfly would take "
+       << g.shuffles << " and " << g.selects << " selects)\n";
+  return os.str();
+}
+
 // One line per conversion through shared memory: where, the buffer's
 // layout and the bank conflicts of its two sides.
 std::string describeSharedConversion(tile::ConvertLayoutOp op,
@@ -39,11 +65,7 @@ std::string describeSharedConversion(tile::ConvertLayoutOp op,
       *src, *dst, shape, warps, shared,
       tile::sharedElementBytes(type.getElementType()));
   std::ostringstream os;
-  std::string where = printAttr(sourceLoc(op.getLoc()));
-  if (auto file = dyn_cast<FileLineColLoc>(sourceLoc(op.getLoc())))
-    where = (file.getFilename().str() + ":" + std::to_string(file.getLine()) +
-             ":" + std::to_string(file.getColumn()));
-  os << "  convert at " << where << " through shared memory: "
+  os << "  convert at " << where(op->getLoc()) << " through shared memory: "
      << shared.str() << ", writes " << plan.write.ways << "-way, reads "
      << plan.read.ways << "-way bank conflicts\n";
   return os.str();
@@ -104,6 +126,8 @@ std::string describeLayouts(ModuleOp module, const TargetOutput &out,
       if (auto shared = tile::sharedLayoutOf(op->getAttr(tile::attr::kShared)))
         os << describeSharedConversion(op, *shared, warps);
     });
+    for (const ReductionGroupInfo &g : describeReductionGroups(f))
+      os << describeReductionGroup(g);
   });
   return os.str();
 }
