@@ -5,7 +5,9 @@
 #   2. correctness of the fused bundles at every listed shape (test/gpu/run_gpu_tests.py);
 #   3. the semantics checks of @fused_reductions (sem_fused, sem_fused_floats against sem_plain_floats, byte for
 #      byte) from out/bundles/semantics.mgb;
-#   4. bench/order_probe.py: shipped and fused in one process, each also launched early, forward and reversed.
+#   4. bench/order_probe.py: shipped and fused in one process, each also launched early, forward and reversed;
+#   5. bench/cuda/hot_lines.cu, the fifty-fifth session's probe of gdn_core's launch at B = 1, whose modes 14-18
+#      (the reductions' code fetched before the wait, one reduce-scatter in CUDA) never ran (~10 s).
 # Writes under $OUT (default out/): fused_check/, fused_semantics/, fused_probe/ and fused.txt.
 #   usage: MEGAC_COMMIT=<sha> scripts/gpu-fused-reductions.sh [KERNELS]
 #          (default: gdn_core,gdn_verify,group_quant,group_quant_ue8m0,reduce_rows)
@@ -30,4 +32,6 @@ export PYTHONPATH=build-gpu/python PYTHONUNBUFFERED=1
   cases="$cases group_quant:M=4096,K=4096 group_quant:M=16384,K=4096 reduce_rows:T=4096 reduce_rows:T=16384"
   python3 bench/order_probe.py --bundles out/bundles --alt fused=out/fused --no-twins --early --rounds 7 \
     --out "$out/fused_probe" --cases "$cases"
+  echo "== hot_lines.cu"
+  nvcc -arch=sm_90a -O3 -o "$out/hot_lines" bench/cuda/hot_lines.cu && "$out/hot_lines" && rm -f "$out/hot_lines"
 } 2>&1 | tee "$out/fused.txt"
