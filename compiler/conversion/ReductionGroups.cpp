@@ -134,8 +134,10 @@ std::vector<SmallVector<ReduceOp>> groupReductions(func::FuncOp func, bool moveO
 void KernelLowering::findReductionGroups() {
   if (!func->hasAttr(tile::attr::kFusedReductions))
     return;
-  for (SmallVector<ReduceOp> &group : groupReductions(func, /*moveOperands=*/true))
-    reductionGroups[group.front()] = std::move(group);
+  for (SmallVector<ReduceOp> &group : groupReductions(func, /*moveOperands=*/true)) {
+    Operation *first = group.front();
+    reductionGroups[first] = std::move(group);
+  }
 }
 
 LogicalResult KernelLowering::lowerReductionGroup(ArrayRef<ReduceOp> group) {
