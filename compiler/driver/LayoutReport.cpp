@@ -37,7 +37,8 @@ std::string where(Location loc) {
 // reduce in one butterfly, and whether it does.
 std::string describeReductionGroup(const ReductionGroupInfo &g) {
   std::ostringstream os;
-  os << "  " << g.kind << (g.members.size() > 1 ? "s" : "") << " at ";
+  std::string plural = g.kind == "sum" ? "sums" : g.kind == "max" ? "maxima" : "minima";
+  os << "  " << (g.members.size() > 1 ? plural : g.kind) << " at ";
   for (size_t i = 0; i < g.members.size(); ++i)
     os << (i ? ", " : "") << where(g.members[i]->getLoc());
   os << ": " << g.partials << " values a thread across the same lanes, ";

@@ -426,17 +426,28 @@ def check_spill(r):
     return {"wrong": wrong, "of": 2 * N}
 
 
-def check_rows_and_columns(r, kernel):
-    """sem_tree (@tree_reductions) or sem_fused (@fused_reductions): sums, maxima and minima of a [16, 32] tile's
-    rows and columns of integer values (exact in any order of the additions)."""
+def check_tree(r):
     torch = r.torch
     v = r.rng.integers(-1000, 1001, (BATCH, 16, 32)).astype(np.float32)
     rows, cols = r.out((BATCH, 3, 16), torch.float32), r.out((BATCH, 3, 32), torch.float32)
     vd = r.dev(v)
     want_rows = np.stack([v.sum(2), v.max(2), v.min(2)], 1).astype(np.float32)
     want_cols = np.stack([v.sum(1), v.max(1), v.min(1)], 1).astype(np.float32)
-    launch = getattr(r.mod, kernel)
-    return r.exact(lambda: launch(vd, rows, cols), [rows, cols], [want_rows, want_cols])
+    return r.exact(lambda: r.mod.sem_tree(vd, rows, cols), [rows, cols], [want_rows, want_cols])
+
+
+def check_fused(r):
+    """sem_fused: @fused_reductions' butterflies on integer values (exact in any order; squares of at most 100^2,
+    512 of them, stay below 2^24): a [16, 128] tile's row sums, maxima and minima, and of its first 512 values the
+    sum, the sum of squares, the max and the min."""
+    torch = r.torch
+    v = r.rng.integers(-100, 101, (BATCH, 16, 128)).astype(np.float32)
+    rows, whole = r.out((BATCH, 3, 16), torch.float32), r.out((BATCH, 4), torch.float32)
+    vd = r.dev(v)
+    want_rows = np.stack([v.sum(2), v.max(2), v.min(2)], 1).astype(np.float32)
+    u = v.reshape(BATCH, -1)[:, :512]
+    want_whole = np.stack([u.sum(1), (u * u).sum(1), u.max(1), u.min(1)], 1).astype(np.float32)
+    return r.exact(lambda: r.mod.sem_fused(vd, rows, whole), [rows, whole], [want_rows, want_whole])
 
 
 def check_fused_floats(r):
@@ -523,8 +534,7 @@ CHECKS = {"sem_int": check_int, "sem_to_int": check_to_int, "sem_math": check_ma
           "sem_tile_division": lambda r: check_division(r, "sem_tile_division"),
           "sem_value_major": lambda r: check_division(r, "sem_value_major"),
           "sem_fast_division": check_fast_division, "sem_spill": check_spill,
-          "sem_tree": lambda r: check_rows_and_columns(r, "sem_tree"),
-          "sem_fused": lambda r: check_rows_and_columns(r, "sem_fused"), "sem_fused_floats": check_fused_floats,
+          "sem_tree": check_tree, "sem_fused": check_fused, "sem_fused_floats": check_fused_floats,
           "sem_fast_math": check_fast_math, "sem_small_ints": check_small_ints}
 
 
