@@ -17,6 +17,7 @@
 #include "Tile/Analysis/AxisInfo.h"
 #include "Tile/IR/TileDialect.h"
 #include "Tile/Layout/BlockedLayout.h"
+#include "Tile/Layout/ReduceScatter.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
@@ -141,11 +142,26 @@ inline AccessPlan planAccess(AxisInfoAnalysis &axisInfo, Operation *op,
   return plan;
 }
 
+// A reduction's source registers grouped by their offset off the axis, in
+// the order first seen, replicas left out: a thread reduces each group to
+// one partial (ReduceLowering.cpp).
+struct RegisterGroups {
+  std::vector<layout::Index> order;
+  std::map<layout::Index, SmallVector<int64_t>> members;
+};
+RegisterGroups registerGroupsOffAxis(const Dist &src, unsigned axis);
+
 // @fused_reductions (ReductionGroups.cpp): the reductions of each block of
-// `func` that can share one butterfly, in groups in the block's order (each
-// group's first first); with `moveOperands`, the ops a later member's operand
-// needs are moved above the group's first, where the lowering reduces them all.
-std::vector<SmallVector<ReduceOp>> groupReductions(func::FuncOp func, bool moveOperands);
+// `func` that may share one butterfly, in groups (each group's first first),
+// with the plan of their partials. With `moveOperands`, the ops a later
+// member's operand needs are moved above the first of each group whose plan
+// is worth it (`plan.worthIt()`), where the lowering reduces them all; the
+// other groups' reductions stay where they are and are lowered one by one.
+struct ReductionGroup {
+  SmallVector<ReduceOp> members;
+  layout::ReduceScatterPlan plan;
+};
+std::vector<ReductionGroup> groupReductions(func::FuncOp func, bool moveOperands);
 
 class KernelLowering {
 public:
@@ -346,7 +362,7 @@ private:
   // @fused_reductions (ReductionGroups.cpp): reductions of a block that
   // combine across the same lanes share one reduce-scatter butterfly.
   void findReductionGroups();
-  LogicalResult lowerReductionGroup(ArrayRef<ReduceOp> group);
+  LogicalResult lowerReductionGroup(const ReductionGroup &group);
   LogicalResult lowerConvert(ConvertLayoutOp op);
   LogicalResult lowerReshape(ReshapeOp op);
   LogicalResult lowerDot(DotOp op);
@@ -463,7 +479,7 @@ private:
   AxisInfoAnalysis axisInfo;
   // @fused_reductions: each group's reductions, by its first (the others'
   // operands were moved above it), which lowers them all.
-  DenseMap<Operation *, SmallVector<ReduceOp>> reductionGroups;
+  DenseMap<Operation *, ReductionGroup> reductionGroups;
   // Loads (and their trans) that go to shared memory by cp.async for a dot.
   struct Copy {
     Value operand;      // the dot's operand (the load, or its trans)

@@ -106,20 +106,15 @@ LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
   return handOutPartials(op, *src, axis, t);
 }
 
-// 1. Within the thread: group registers by their offset off the axis.
-KernelLowering::ThreadReduction KernelLowering::reduceWithinThread(ReduceOp op, const Dist &src,
-                                                                   unsigned axis) {
-  StringRef kind = op.getKind();
-  bool isArg = kind == "argmax" || kind == "argmin";
-  ThreadReduction t;
-  std::map<layout::Index, SmallVector<int64_t>> groups;
+RegisterGroups registerGroupsOffAxis(const Dist &src, unsigned axis) {
+  RegisterGroups groups;
   for (int64_t r = 0; r < src.numRegs(); ++r) {
     layout::Index off = src.offset(r);
     int64_t along = off[axis] % src.parentShape[axis];
     off[axis] = 0;
-    auto &g = groups[off];
+    auto &g = groups.members[off];
     if (g.empty())
-      t.groupOrder.push_back(off);
+      groups.order.push_back(off);
     // Registers that wrap onto an element already in the group are replicas.
     bool replica = false;
     for (int64_t other : g)
@@ -128,6 +123,17 @@ KernelLowering::ThreadReduction KernelLowering::reduceWithinThread(ReduceOp op, 
     if (!replica)
       g.push_back(r);
   }
+  return groups;
+}
+
+// 1. Within the thread: group registers by their offset off the axis.
+KernelLowering::ThreadReduction KernelLowering::reduceWithinThread(ReduceOp op, const Dist &src,
+                                                                   unsigned axis) {
+  StringRef kind = op.getKind();
+  bool isArg = kind == "argmax" || kind == "argmin";
+  ThreadReduction t;
+  RegisterGroups groups = registerGroupsOffAxis(src, axis);
+  t.groupOrder = groups.order;
   SmallVector<SmallVector<Value>> indices;
   if (isArg)
     indices = elementIndices(src);
@@ -143,7 +149,7 @@ KernelLowering::ThreadReduction KernelLowering::reduceWithinThread(ReduceOp op, 
   // Triton; results/tuning_tree_reductions_95ad055.md).
   bool pairwise = isArg || func->hasAttr(tile::attr::kTreeReductions);
   for (auto &off : t.groupOrder) {
-    auto &g = groups[off];
+    auto &g = groups.members[off];
     SmallVector<ReducePartial> level;
     for (int64_t r : g)
       level.push_back({lookup(op.getSrc())[r], isArg ? indices[r][op.getAxis()] : Value()});

@@ -7,12 +7,10 @@
 #include "NVVMBuilders.h"
 #include "TileToLLVM.h"
 
-#include "Tile/Layout/ReduceScatter.h"
-
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
-#include <set>
+#include "llvm/ADT/SetVector.h"
 
 namespace megac::lowering {
 
@@ -29,7 +27,14 @@ struct GroupKey {
   }
 };
 
-std::optional<GroupKey> groupKeyOf(ReduceOp op) {
+// A reduction that may join a group: its key and the partials a thread
+// holds of it.
+struct Candidate {
+  GroupKey key;
+  int64_t partials;
+};
+
+std::optional<Candidate> candidateOf(ReduceOp op) {
   StringRef kind = op.getKind();
   if (kind != "sum" && kind != "max" && kind != "min")
     return std::nullopt;
@@ -46,7 +51,8 @@ std::optional<GroupKey> groupKeyOf(ReduceOp op) {
   std::vector<unsigned> masks = src->blocked.laneXorMasks(src->parentShape, axis);
   if (masks.empty())
     return std::nullopt;
-  return GroupKey{kind.str(), elem, std::move(masks)};
+  int64_t partials = int64_t(registerGroupsOffAxis(*src, axis).order.size());
+  return Candidate{GroupKey{kind.str(), elem, std::move(masks)}, partials};
 }
 
 // A max (min) after an argmax (argmin) of the same tile reuses its values
@@ -82,50 +88,57 @@ bool operandSliceAfter(Operation *first, Value v, SmallVector<Operation *> &slic
   return true;
 }
 
-// The partials a thread holds of a reduction: one per distinct offset of
-// its registers off the axis (reduceWithinThread's groups).
-int64_t numThreadPartials(const Dist &src, unsigned axis) {
-  std::set<layout::Index> offsets;
-  for (int64_t r = 0; r < src.numRegs(); ++r) {
-    layout::Index off = src.offset(r);
-    off[axis] = 0;
-    offsets.insert(off);
-  }
-  return int64_t(offsets.size());
-}
-
 } // namespace
 
-std::vector<SmallVector<ReduceOp>> groupReductions(func::FuncOp func, bool moveOperands) {
-  std::vector<SmallVector<ReduceOp>> groups;
+std::vector<ReductionGroup> groupReductions(func::FuncOp func, bool moveOperands) {
+  std::vector<ReductionGroup> groups;
   SmallVector<Block *> blocks;
   func.walk([&](Block *block) { blocks.push_back(block); });
   for (Block *block : blocks) {
-    // The open group of each key (an index into `groups`): a later reduction
-    // joins it when its operand can be computed above the group's first.
-    std::vector<std::pair<GroupKey, size_t>> open;
-    for (Operation &o : llvm::make_early_inc_range(*block)) {
+    // The block's groups as they grow. A group stays open to later
+    // reductions of its key until one of them cannot join it (its operand
+    // needs something that cannot move above the group's first); that one
+    // starts a group of its own.
+    struct Growing {
+      GroupKey key;
+      SmallVector<ReduceOp> members;
+      int64_t partials;
+      llvm::SetVector<Operation *> toMove; // what the members' operands need after the first
+      bool open = true;
+    };
+    std::vector<Growing> growing;
+    for (Operation &o : *block) {
       auto op = dyn_cast<ReduceOp>(&o);
       if (!op || followsItsArgReduction(op))
         continue;
-      std::optional<GroupKey> key = groupKeyOf(op);
-      if (!key)
+      std::optional<Candidate> c = candidateOf(op);
+      if (!c)
         continue;
-      auto it = llvm::find_if(open, [&](auto &g) { return g.first == *key; });
+      auto it = llvm::find_if(growing, [&](Growing &g) { return g.open && g.key == c->key; });
       SmallVector<Operation *> slice;
-      if (it != open.end() && operandSliceAfter(groups[it->second].front(), op.getSrc(), slice)) {
-        if (moveOperands) {
-          llvm::sort(slice, [](Operation *x, Operation *y) { return x->isBeforeInBlock(y); });
-          for (Operation *s : slice)
-            s->moveBefore(groups[it->second].front());
-        }
-        groups[it->second].push_back(op);
+      if (it != growing.end() && operandSliceAfter(it->members.front(), op.getSrc(), slice)) {
+        it->toMove.insert(slice.begin(), slice.end());
+        it->members.push_back(op);
+        it->partials += c->partials;
         continue;
       }
-      if (it != open.end())
-        open.erase(it);
-      open.emplace_back(*key, groups.size());
-      groups.push_back({op});
+      if (it != growing.end())
+        it->open = false;
+      growing.push_back({c->key, {op}, c->partials, {}, true});
+    }
+    for (Growing &g : growing) {
+      ReductionGroup group{g.members, layout::planReduceScatter(int(g.partials), g.key.masks)};
+      if (moveOperands && group.plan.worthIt()) {
+        // In block order, and only ever up: an op another group moved above
+        // its own first already stays there.
+        Operation *first = g.members.front();
+        SmallVector<Operation *> ops(g.toMove.begin(), g.toMove.end());
+        llvm::sort(ops, [](Operation *x, Operation *y) { return x->isBeforeInBlock(y); });
+        for (Operation *s : ops)
+          if (first->isBeforeInBlock(s))
+            s->moveBefore(first);
+      }
+      groups.push_back(std::move(group));
     }
   }
   return groups;
@@ -134,13 +147,16 @@ std::vector<SmallVector<ReduceOp>> groupReductions(func::FuncOp func, bool moveO
 void KernelLowering::findReductionGroups() {
   if (!func->hasAttr(tile::attr::kFusedReductions))
     return;
-  for (SmallVector<ReduceOp> &group : groupReductions(func, /*moveOperands=*/true)) {
-    Operation *first = group.front();
-    reductionGroups[first] = std::move(group);
-  }
+  // Only the groups worth a shared butterfly: the others' reductions are
+  // lowered one by one, as without the attribute.
+  for (ReductionGroup &group : groupReductions(func, /*moveOperands=*/true))
+    if (group.plan.worthIt()) {
+      Operation *first = group.members.front();
+      reductionGroups[first] = std::move(group);
+    }
 }
 
-LogicalResult KernelLowering::lowerReductionGroup(ArrayRef<ReduceOp> group) {
+LogicalResult KernelLowering::lowerReductionGroup(const ReductionGroup &group) {
   struct Member {
     ReduceOp op;
     Dist src;
@@ -148,63 +164,51 @@ LogicalResult KernelLowering::lowerReductionGroup(ArrayRef<ReduceOp> group) {
     ThreadReduction t;
   };
   std::vector<Member> members;
-  for (ReduceOp op : group) {
+  SmallVector<Value> slots;
+  for (ReduceOp op : group.members) {
     loc = op.getLoc();
     auto src = distOf(op, op.getSrc().getType());
     if (failed(src))
       return failure();
     unsigned axis = src->parentDim(op.getAxis());
     ThreadReduction t = reduceWithinThread(op, *src, axis);
+    for (ReducePartial &p : t.partials)
+      slots.push_back(p.value);
     members.push_back({op, *src, axis, std::move(t)});
   }
-  ReduceOp first = group.front();
+  const layout::ReduceScatterPlan &plan = group.plan;
+  ReduceOp first = group.members.front();
   loc = first.getLoc();
+  if (slots.size() != plan.slotOf.size())
+    return first.emitError("internal: a reduction group's partials differ from its plan's");
   StringRef kind = first.getKind();
-  std::vector<unsigned> masks =
-      members.front().src.blocked.laneXorMasks(members.front().src.parentShape,
-                                               members.front().axis);
-  SmallVector<Value> slots;
-  for (Member &m : members)
-    for (ReducePartial &p : m.t.partials)
-      slots.push_back(p.value);
-  layout::ReduceScatterPlan plan = layout::planReduceScatter(int(slots.size()), masks);
-
+  for (const layout::ReduceScatterPlan::Step &step : plan.steps) {
+    if (step.halves.empty()) {
+      slots[0] = combine(kind, slots[0], nvvm::shuffleXor(b, loc, slots[0], step.mask));
+      slots.truncate(1);
+      continue;
+    }
+    // Lanes with the mask's bit set keep the high half and send the low.
+    Value bit = arith::AndIOp::create(b, loc, lane, i32(step.mask));
+    Value high = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, bit, i32(0));
+    SmallVector<Value> next;
+    for (const layout::ReduceScatterPlan::Half &h : step.halves) {
+      Value kept = slots[h.low], sent = slots[h.low];
+      if (h.high >= 0) {
+        sent = arith::SelectOp::create(b, loc, high, slots[h.low], slots[h.high]);
+        kept = arith::SelectOp::create(b, loc, high, slots[h.high], slots[h.low]);
+      }
+      next.push_back(combine(kind, kept, nvvm::shuffleXor(b, loc, sent, step.mask)));
+    }
+    slots = std::move(next);
+  }
+  // Each result from a lane that holds it: the lane's own bits but the
+  // scattering ones, which name the result's holders.
   SmallVector<Value> results;
-  if (!plan.worthIt()) {
-    // Little or nothing to gain (a single partial, few lanes, many partials
-    // over few masks): plain butterflies.
-    for (unsigned mask : masks)
-      for (Value &v : slots)
-        v = combine(kind, v, nvvm::shuffleXor(b, loc, v, mask));
-    results = slots;
-  } else {
-    for (const layout::ReduceScatterPlan::Step &step : plan.steps) {
-      if (step.halves.empty()) {
-        slots[0] = combine(kind, slots[0], nvvm::shuffleXor(b, loc, slots[0], step.mask));
-        slots.truncate(1);
-        continue;
-      }
-      // Lanes with the mask's bit set keep the high half and send the low.
-      Value bit = arith::AndIOp::create(b, loc, lane, i32(step.mask));
-      Value high = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, bit, i32(0));
-      SmallVector<Value> next;
-      for (const layout::ReduceScatterPlan::Half &h : step.halves) {
-        Value kept = slots[h.low], sent = slots[h.low];
-        if (h.high >= 0) {
-          sent = arith::SelectOp::create(b, loc, high, slots[h.low], slots[h.high]);
-          kept = arith::SelectOp::create(b, loc, high, slots[h.high], slots[h.low]);
-        }
-        next.push_back(combine(kind, kept, nvvm::shuffleXor(b, loc, sent, step.mask)));
-      }
-      slots = std::move(next);
-    }
-    // Each result from a lane that holds it: the lane's own bits but the
-    // scattering ones, which name the result's holders.
-    Value others = arith::AndIOp::create(b, loc, lane, i32(~plan.scatterBits & 31u));
-    for (size_t j = 0; j < plan.slotOf.size(); ++j) {
-      Value from = arith::OrIOp::create(b, loc, others, i32(plan.codeOf[j]));
-      results.push_back(nvvm::shuffleIdx(b, loc, slots[plan.slotOf[j]], from));
-    }
+  Value others = arith::AndIOp::create(b, loc, lane, i32(~plan.scatterBits & 31u));
+  for (size_t j = 0; j < plan.slotOf.size(); ++j) {
+    Value from = arith::OrIOp::create(b, loc, others, i32(plan.codeOf[j]));
+    results.push_back(nvvm::shuffleIdx(b, loc, slots[plan.slotOf[j]], from));
   }
 
   size_t next = 0;
@@ -224,30 +228,21 @@ LogicalResult KernelLowering::lowerReductionGroup(ArrayRef<ReduceOp> group) {
 namespace megac {
 
 std::vector<ReductionGroupInfo> describeReductionGroups(mlir::func::FuncOp func) {
-  using namespace lowering;
   std::vector<ReductionGroupInfo> out;
-  if (!func->hasAttr(tile::attr::kFusedReductions))
+  if (!func->hasAttr(mlir::tile::attr::kFusedReductions))
     return out;
-  for (SmallVector<ReduceOp> &group : groupReductions(func, /*moveOperands=*/false)) {
-    ReductionGroupInfo info;
-    info.kind = group.front().getKind().str();
-    std::vector<unsigned> masks;
-    for (ReduceOp op : group) {
-      auto src = distOf(op, op.getSrc().getType());
-      if (failed(src))
-        return {};
-      unsigned axis = src->parentDim(op.getAxis());
-      masks = src->blocked.laneXorMasks(src->parentShape, axis);
-      info.partials += numThreadPartials(*src, axis);
-      info.members.push_back(op);
-    }
-    if (info.members.size() < 2 && info.partials < 2)
+  for (lowering::ReductionGroup &g : lowering::groupReductions(func, /*moveOperands=*/false)) {
+    int64_t partials = int64_t(g.plan.slotOf.size());
+    if (g.members.size() < 2 && partials < 2)
       continue; // one value a thread: the plain butterfly, nothing to tell
-    layout::ReduceScatterPlan plan = layout::planReduceScatter(int(info.partials), masks);
-    info.fused = plan.worthIt();
-    info.shuffles = plan.numShuffles();
-    info.selects = plan.numSelects();
-    info.plainShuffles = plan.numPlainShuffles();
+    ReductionGroupInfo info;
+    info.members.assign(g.members.begin(), g.members.end());
+    info.kind = g.members.front().getKind().str();
+    info.partials = partials;
+    info.fused = g.plan.worthIt();
+    info.shuffles = g.plan.numShuffles();
+    info.selects = g.plan.numSelects();
+    info.plainShuffles = g.plan.numPlainShuffles();
     out.push_back(std::move(info));
   }
   return out;
