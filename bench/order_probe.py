@@ -76,17 +76,19 @@ def main():
     results = []
     for name, spec, ref, shape in parse_cases(a.cases):
         m, t = megac_impl(name, found, modules), triton_kernels.LAUNCHERS[name]
+        # The columns beyond megac and Triton, each alternative checked once against the reference.
+        extra = {}
+        if a.early and (fn := megac_impl(name, found, modules, early_launch=True)) is not None:
+            extra["megac.early"] = fn
+        for alt, (alt_found, alt_modules) in alts.items():
+            for suffix in ("", ".early") if a.early else ("",):
+                fn = megac_impl(name, alt_found, alt_modules, early_launch=bool(suffix))
+                if fn is not None:
+                    print(f"{name} {spec} {alt}{suffix}: check {check_impl(fn, ref, shape)[0]}")
+                    extra[alt + suffix] = fn
         for order in ("forward", "reverse"):
             impls = {"megac": m, "triton": t} if a.no_twins else {"megac": m, "triton": t, "megac#2": m, "triton#2": t}
-            if a.early and (fn := megac_impl(name, found, modules, early_launch=True)) is not None:
-                impls["megac.early"] = fn
-            for alt, (alt_found, alt_modules) in alts.items():
-                for suffix in ("", ".early") if a.early else ("",):
-                    fn = megac_impl(name, alt_found, alt_modules, early_launch=bool(suffix))
-                    if fn is not None:
-                        if order == "forward":
-                            print(f"{name} {spec} {alt}{suffix}: check {check_impl(fn, ref, shape)[0]}")
-                        impls[alt + suffix] = fn
+            impls.update(extra)
             if order == "reverse":
                 impls = dict(reversed(list(impls.items())))
             us, ratios, row = time_shape(ref, shape, impls, a)
