@@ -8,6 +8,8 @@
 #include "frontend/Diagnostics.h"
 #include "frontend/Sema.h"
 
+#include <algorithm>
+
 namespace megac::fe {
 
 // bitcast(x, T): the bits of x (a scalar or tile of numbers) read as T, an
@@ -150,8 +152,9 @@ void Sema::checkDot(CallExpr &c) {
 
 // with_layout(x, spt0 = .., tpw0 = .., wpc0 = .., [order0 = ..], ...): x placed
 // in an explicit blocked layout, one entry per dimension of x for each of
-// spt, tpw and wpc; order defaults to the last dimension fastest. The
-// layout's own rules (32 lanes, the kernel's warps) are checked with the IR.
+// spt, tpw and wpc; order defaults to the last dimension fastest. Each entry
+// is checked here, where the caret can point at it; the rules across entries
+// (32 lanes, the kernel's warps) are checked with the IR.
 void Sema::checkWithLayout(CallExpr &c) {
   static const char *kFields[] = {"spt", "tpw", "wpc", "order"};
   std::vector<std::string> names{"x"};
@@ -197,6 +200,26 @@ void Sema::checkWithLayout(CallExpr &c) {
       std::optional<int64_t> value = constInt(v, name.c_str());
       if (!value)
         return;
+      if (f < 3 && (*value < 1 || *value > 4096 || (*value & (*value - 1)) != 0)) {
+        static const char *kMeaning[] = {"elements a thread holds", "lanes (all tpw multiply to 32)",
+                                         "warps (all wpc multiply to the kernel's num_warps)"};
+        error(v->range, "'" + name + "' must be a power of two from 1 to 4096, got " + std::to_string(*value),
+              "'" + name + "' counts the " + kMeaning[f] + " along dimension " + std::to_string(d));
+        return;
+      }
+      if (f == 3 && (*value < 0 || *value >= int64_t(rank))) {
+        error(v->range, "'" + name + "' must name a dimension of " + x->type.str() + ", 0 to " +
+                            std::to_string(rank - 1) + ", got " + std::to_string(*value),
+              "order lists the dimensions fastest first: order0 = 1, order1 = 0 (the default) "
+              "walks a row before the next");
+        return;
+      }
+      if (f == 3 && std::find(layout.begin() + 3 * rank, layout.end(), *value) != layout.end()) {
+        error(v->range, "'" + name + "' repeats dimension " + std::to_string(*value) + ": order lists each once",
+              "order lists the dimensions fastest first: order0 = 1, order1 = 0 (the default) "
+              "walks a row before the next");
+        return;
+      }
       layout.push_back(*value);
     }
   c.layout = layout;

@@ -173,17 +173,15 @@ Value IRGen::emitCall(const fe::CallExpr &e) {
       return tile::PtrCastOp::create(b, l, result, x);
     return arith::BitcastOp::create(b, l, result, x);
   case B::WithLayout: {
-    // Checked with the rules the #tile.blocked verifier applies, plus the
-    // kernel's warp count, so a mistake is reported at the call.
+    // Sema checked each entry (powers of two up to 4096, order a
+    // permutation); here the rules across entries that the #tile.blocked
+    // verifier applies, plus the kernel's warp count, so a mistake is
+    // reported at the call.
     size_t rank = e.layout.size() / 4;
-    megac::layout::Blocked blocked;
     auto part = [&](int k) {
       return std::vector<unsigned>(e.layout.begin() + k * rank, e.layout.begin() + (k + 1) * rank);
     };
-    for (int64_t v : e.layout)
-      if (v < 0 || v > 4096)
-        return fail(e.range, "invalid layout: entries must be between 0 and 4096"), nullptr;
-    blocked = {part(0), part(1), part(2), part(3)};
+    megac::layout::Blocked blocked = {part(0), part(1), part(2), part(3)};
     std::string why = blocked.validate();
     if (!why.empty())
       return fail(e.range, "invalid layout: " + why), nullptr;
