@@ -3,6 +3,7 @@
 
 #include "megac/runtime/error.h"
 
+#include <cstdio>
 #include <string>
 
 namespace megac::rt {
@@ -53,9 +54,12 @@ Arg Arg::floatScalar(DType dtype, double value) {
   if (isInteger(dtype)) {
     // Only an exact integer may stand for an integer parameter.
     if (!(value >= -9.2e18 && value <= 9.2e18) ||
-        double(int64_t(value)) != value)
-      throw ArgError("megac: scalar " + std::to_string(value) + " given as " +
+        double(int64_t(value)) != value) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.9g", value);
+      throw ArgError("megac: scalar " + std::string(buf) + " given as " +
                      std::string(dtypeName(dtype)) + ", not an integer");
+    }
     a.intValue = int64_t(value);
   }
   return a;

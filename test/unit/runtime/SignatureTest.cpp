@@ -190,6 +190,30 @@ TEST(Signature, RefusesTooManyDimensions) {
     EXPECT_STREQ(e.what(), "megac: a tensor argument has 7 dimensions; at most 6 are supported");
   }
   EXPECT_THROW(Arg::tensor(kPtr, DType::f32, {4, 4}, {4}), ArgError);
+  // A manifest's parameter of more dimensions than an argument can carry is
+  // refused when the kernel loads, not at its first launch.
+  KernelInfo k = test::vectorAddKernel();
+  k.params[0].shape = {"1", "1", "1", "1", "1", "1", "n"};
+  try {
+    KernelSignature sig(k);
+    FAIL() << "accepted";
+  } catch (const ManifestError &e) {
+    EXPECT_STREQ(e.what(), "megac: kernel 'vector_add': parameter 'x': 7 dimensions, at most 6");
+  }
+}
+
+// An integer parameter takes only an exact integer: 1.5 or 2^63 given for an
+// i32 or i64 is refused, never truncated or wrapped.
+TEST(Signature, RefusesANonIntegerForAnIntegerScalar) {
+  try {
+    Arg::scalar(DType::i32, 1.5);
+    FAIL() << "accepted";
+  } catch (const ArgError &e) {
+    EXPECT_STREQ(e.what(), "megac: scalar 1.5 given as i32, not an integer");
+  }
+  EXPECT_THROW(Arg::scalar(DType::i64, 9.3e18), ArgError);
+  EXPECT_THROW(Arg::scalar(DType::i32, std::nan("")), ArgError);
+  EXPECT_EQ(Arg::scalar(DType::i64, -4096.0).intValue, -4096);
 }
 
 TEST(Signature, RefusesScalarNotAMultiple) {
