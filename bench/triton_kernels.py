@@ -398,16 +398,16 @@ def _attn_merge(o_part, lse_part, gate, o, NSPLIT, D: tl.constexpr, NS: tl.const
 _ATTN_WORKSPACE = {}
 
 
-def attn_decode(q, gate, k_cache, v_cache, page_table, seq_lens, o, T=1, waves=2):
+def attn_decode(q, gate, k_cache, v_cache, page_table, seq_lens, o, T=1, waves=2, fill=False):
     """q [B, Hq, D] (T = 1) or [B, T, Hq, D]; the split count fills the GPU from the page table's width (the
     launcher never reads lengths back from the device, so it can be captured in a CUDA graph): about `waves`
-    programs a SM, as megac's split_plan."""
+    programs a SM, as megac's split_plan (`fill`: at most that many, as split_plan's fill)."""
     B, Hq, D = q.shape[0], q.shape[-2], q.shape[-1]
     Hkv = k_cache.shape[1]
     G = Hq // Hkv
     max_pages = page_table.shape[1]
     sms = torch.cuda.get_device_properties(q.device).multi_processor_count
-    want = max(1, triton.cdiv(waves * sms, B * Hkv))
+    want = max(1, (waves * sms) // (B * Hkv) if fill else triton.cdiv(waves * sms, B * Hkv))
     pages_per_split = max(1, triton.cdiv(max_pages, want))
     nsplit = triton.cdiv(max_pages, pages_per_split)
     key = (B, T, Hq, nsplit, D, q.device)

@@ -145,17 +145,6 @@ def test_gdn_core_detects_a_wrong_state():
     assert not all(r.ok for r in run_checks(k.checks, args, ref))
 
 
-def test_attention_split_plan_covers_every_page_and_fills_the_gpu():
-    from megac.reference import attn_decode_cp as a
-    for B, Hkv, pages in [(1, 1, 1), (1, 1, 64), (32, 1, 512), (4, 1, 2048), (32, 2, 512), (128, 1, 8)]:
-        split_pages, nsplit = a.split_plan(B, Hkv, pages, sms=132)
-        assert split_pages >= 1 and nsplit == a.cdiv(pages, split_pages)
-        assert (nsplit - 1) * split_pages < pages <= nsplit * split_pages   # no split starts past the table
-        programs = B * Hkv * nsplit
-        assert programs >= min(2 * 132, B * Hkv * pages) // 2   # long contexts get more splits
-        assert nsplit <= a.MAX_SPLITS   # the merge reads a row's lse in one tile
-
-
 @pytest.mark.parametrize("name", ["softmax", "softmax_small"])
 def test_softmax_shapes_fit_the_kernel(name):
     """Each kernel keeps a row in one tile (4096 or 1024 wide) and reads it in 16-byte vectors."""

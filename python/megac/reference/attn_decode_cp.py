@@ -60,12 +60,12 @@ def _sm_count(device):
     return 132  # the H200's count, for CPU-side tests
 
 
-def workspace(q, Hkv, max_pages, waves=2):
+def workspace(q, Hkv, max_pages, waves=2, fill=False):
     """The split kernel's arguments beyond the reference call, for queries q ([B, Hq, D] or [B, T, Hq, D])
-    and Hkv kv heads: split_pages, nsplit (split_plan on q's device, `waves` waves: bench/attn_splits_probe.py
-    times others) and the float32 partials o_part, lse_part."""
+    and Hkv kv heads: split_pages, nsplit (split_plan on q's device, `waves` waves, rounded up unless `fill`:
+    bench/attn_splits_probe.py times the others) and the float32 partials o_part, lse_part."""
     rows = tuple(q.shape[:-1])
-    split_pages, nsplit = split_plan(q.shape[0], Hkv, max_pages, _sm_count(q.device), waves=waves)
+    split_pages, nsplit = split_plan(q.shape[0], Hkv, max_pages, _sm_count(q.device), waves=waves, fill=fill)
     return dict(split_pages=split_pages, nsplit=nsplit,
                 o_part=torch.empty(rows + (nsplit, D), device=q.device, dtype=torch.float32),
                 lse_part=torch.empty(rows + (nsplit,), device=q.device, dtype=torch.float32))

@@ -17,12 +17,17 @@ def max_pages(ctx):
     return cdiv(ctx, PAGE)
 
 
-def split_plan(B, Hkv, max_pages, sms=132, waves=2):
+def split_plan(B, Hkv, max_pages, sms=132, waves=2, fill=False):
     """(split_pages, nsplit): pages per split and splits per request, so that the split kernel's
     B * Hkv * nsplit programs (one per request, kv head and split; each takes all query rows of its kv head)
     make about `waves` waves over the SMs (one program per SM fits). Uses only shapes, never lengths on the
-    device, so a launch sequence can be captured in a CUDA graph."""
+    device, so a launch sequence can be captured in a CUDA graph.
+
+    The splits a request wants are rounded up: at least waves * sms programs. With `fill`, down: at most that
+    many where B * Hkv allows (B = 32, Hkv = 1: 8 splits, 256 programs, not 9 and 288, whose last 24 would run
+    after the first 264, two a SM, as a tail; an alternative for bench/attn_splits_probe.py to time)."""
     programs = B * Hkv
-    want = min(MAX_SPLITS, max(1, cdiv(waves * sms, programs)))
+    wanted = (waves * sms) // programs if fill else cdiv(waves * sms, programs)
+    want = min(MAX_SPLITS, max(1, wanted))
     split_pages = max(1, cdiv(max_pages, want))
     return split_pages, cdiv(max_pages, split_pages)
