@@ -53,8 +53,7 @@ Arg Arg::floatScalar(DType dtype, double value) {
   a.floatValue = value;
   if (isInteger(dtype)) {
     // Only an exact integer may stand for an integer parameter.
-    if (!(value >= -9.2e18 && value <= 9.2e18) ||
-        double(int64_t(value)) != value) {
+    if (!(value >= -9.2e18 && value <= 9.2e18) || double(int64_t(value)) != value) {
       char buf[32];
       std::snprintf(buf, sizeof buf, "%.9g", value);
       throw ArgError("megac: scalar " + std::string(buf) + " given as " +

@@ -201,21 +201,26 @@ void Sema::checkWithLayout(CallExpr &c) {
       if (!value)
         return;
       if (f < 3 && (*value < 1 || *value > 4096 || (*value & (*value - 1)) != 0)) {
-        static const char *kMeaning[] = {"elements a thread holds", "lanes (all tpw multiply to 32)",
+        static const char *kMeaning[] = {"elements a thread holds",
+                                         "lanes (all tpw multiply to 32)",
                                          "warps (all wpc multiply to the kernel's num_warps)"};
-        error(v->range, "'" + name + "' must be a power of two from 1 to 4096, got " + std::to_string(*value),
+        error(v->range,
+              "'" + name + "' must be a power of two from 1 to 4096, got " + std::to_string(*value),
               "'" + name + "' counts the " + kMeaning[f] + " along dimension " + std::to_string(d));
         return;
       }
       if (f == 3 && (*value < 0 || *value >= int64_t(rank))) {
-        error(v->range, "'" + name + "' must name a dimension of " + x->type.str() + ", 0 to " +
-                            std::to_string(rank - 1) + ", got " + std::to_string(*value),
+        error(v->range,
+              "'" + name + "' must name a dimension of " + x->type.str() + ", 0 to " +
+                  std::to_string(rank - 1) + ", got " + std::to_string(*value),
               "order lists the dimensions fastest first: order0 = 1, order1 = 0 (the default) "
               "walks a row before the next");
         return;
       }
       if (f == 3 && std::find(layout.begin() + 3 * rank, layout.end(), *value) != layout.end()) {
-        error(v->range, "'" + name + "' repeats dimension " + std::to_string(*value) + ": order lists each once",
+        error(v->range,
+              "'" + name + "' repeats dimension " + std::to_string(*value) +
+                  ": order lists each once",
               "order lists the dimensions fastest first: order0 = 1, order1 = 0 (the default) "
               "walks a row before the next");
         return;
