@@ -75,7 +75,13 @@ def read_file(path):
 
 
 def write_bytes(manifest, blobs):
-    payloads = [(KIND_MANIFEST, json.dumps(manifest, indent=1).encode())] + [(KIND_BLOB, bytes(b)) for b in blobs]
+    return write_sections([(KIND_MANIFEST, json.dumps(manifest, indent=1).encode())] +
+                          [(KIND_BLOB, bytes(b)) for b in blobs])
+
+
+def write_sections(payloads):
+    """A bundle of the given (kind, bytes) sections in that order, each with its CRC: write_bytes's layout, but
+    any section may come first and any bytes be the manifest (tests make the bundles a reader must refuse)."""
     table_end = 16 + _ENTRY.size * len(payloads)
     off = table_end + 4
     header = bytearray(MAGIC + struct.pack("<II", VERSION, len(payloads)))

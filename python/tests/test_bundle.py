@@ -41,35 +41,18 @@ def test_refusals(corrupt, message):
         bundle.read_bytes(corrupt(data), "k.mgb")
 
 
-def _sections(payloads):
-    """A bundle of the given (kind, bytes) sections, each with its right CRC: what write_bytes makes of a manifest
-    and blobs, but any section may be first and any bytes the manifest."""
-    table_end = 16 + bundle._ENTRY.size * len(payloads)
-    off = table_end + 4
-    header = bytearray(bundle.MAGIC + bundle.struct.pack("<II", bundle.VERSION, len(payloads)))
-    for kind, p in payloads:
-        header += bundle._ENTRY.pack(kind, bundle.zlib.crc32(p), off, len(p))
-        off += len(p)
-    header += bundle.struct.pack("<I", bundle.zlib.crc32(bytes(header)))
-    return bytes(header) + b"".join(p for _, p in payloads)
-
-
 def _flip(data, i):
     return data[:i] + bytes([data[i] ^ 1]) + data[i + 1:]
-
-
-def test_sections_helper_makes_what_write_bytes_makes():
-    manifest = json.dumps(MANIFEST, indent=1).encode()
-    assert _sections([(bundle.KIND_MANIFEST, manifest), (bundle.KIND_BLOB, PTX)]) == bundle.write_bytes(MANIFEST, [PTX])
 
 
 @pytest.mark.parametrize("data, message", [
     (lambda: bundle.write_bytes(MANIFEST, [PTX])[:20], r"truncated section table \(2 sections\)"),
     (lambda: _flip(bundle.write_bytes(MANIFEST, [PTX]), 16 + 12), "header CRC mismatch"),  # a section's offset
-    (lambda: _sections([(bundle.KIND_BLOB, PTX), (bundle.KIND_MANIFEST, b"{}")]), "section 0 is not the manifest"),
-    (lambda: _sections([]), "section 0 is not the manifest"),
-    (lambda: _sections([(bundle.KIND_MANIFEST, b'{"module": ')]), "manifest is not valid JSON"),
-    (lambda: _sections([(bundle.KIND_MANIFEST, b"\xff\xfe")]), "manifest is not valid JSON"),
+    (lambda: bundle.write_sections([(bundle.KIND_BLOB, PTX), (bundle.KIND_MANIFEST, b"{}")]),
+     "section 0 is not the manifest"),
+    (lambda: bundle.write_sections([]), "section 0 is not the manifest"),
+    (lambda: bundle.write_sections([(bundle.KIND_MANIFEST, b'{"module": ')]), "manifest is not valid JSON"),
+    (lambda: bundle.write_sections([(bundle.KIND_MANIFEST, b"\xff\xfe")]), "manifest is not valid JSON"),
 ])
 def test_refusals_of_the_layout(data, message):
     with pytest.raises(bundle.BundleError, match="k.mgb: " + message):
