@@ -9,6 +9,8 @@ import torch
 import triton
 import triton.language as tl
 
+from megac.reference.attn_plan import split_plan
+
 
 # ---------------------------------------------------------------------------------------------- vector_add
 @triton.jit
@@ -401,15 +403,14 @@ _ATTN_WORKSPACE = {}
 def attn_decode(q, gate, k_cache, v_cache, page_table, seq_lens, o, T=1, waves=2, fill=False):
     """q [B, Hq, D] (T = 1) or [B, T, Hq, D]; the split count fills the GPU from the page table's width (the
     launcher never reads lengths back from the device, so it can be captured in a CUDA graph): about `waves`
-    programs a SM, as megac's split_plan (`fill`: at most that many, as split_plan's fill)."""
+    programs a SM: megac's split_plan, called here so that the two launchers cannot drift apart (`fill`: its
+    plan rounded down)."""
     B, Hq, D = q.shape[0], q.shape[-2], q.shape[-1]
     Hkv = k_cache.shape[1]
     G = Hq // Hkv
     max_pages = page_table.shape[1]
     sms = torch.cuda.get_device_properties(q.device).multi_processor_count
-    want = max(1, (waves * sms) // (B * Hkv) if fill else triton.cdiv(waves * sms, B * Hkv))
-    pages_per_split = max(1, triton.cdiv(max_pages, want))
-    nsplit = triton.cdiv(max_pages, pages_per_split)
+    pages_per_split, nsplit = split_plan(B, Hkv, max_pages, sms, waves=waves, fill=fill)
     key = (B, T, Hq, nsplit, D, q.device)
     if key not in _ATTN_WORKSPACE:
         _ATTN_WORKSPACE[key] = (torch.empty((B * T * Hq * nsplit, D), device=q.device, dtype=torch.float32),
