@@ -157,6 +157,8 @@ void Sema::checkDot(CallExpr &c) {
 // (32 lanes, the kernel's warps) are checked with the IR.
 void Sema::checkWithLayout(CallExpr &c) {
   static const char *kFields[] = {"spt", "tpw", "wpc", "order"};
+  static const char *kOrderHint = "order lists the dimensions fastest first: order0 = 1, "
+                                  "order1 = 0 (the default) walks a row before the next";
   std::vector<std::string> names{"x"};
   for (const char *f : kFields)
     for (int d = 0; d < 3; ++d)
@@ -213,16 +215,14 @@ void Sema::checkWithLayout(CallExpr &c) {
         error(v->range,
               "'" + name + "' must name a dimension of " + x->type.str() + ", 0 to " +
                   std::to_string(rank - 1) + ", got " + std::to_string(*value),
-              "order lists the dimensions fastest first: order0 = 1, order1 = 0 (the default) "
-              "walks a row before the next");
+              kOrderHint);
         return;
       }
       if (f == 3 && std::find(layout.begin() + 3 * rank, layout.end(), *value) != layout.end()) {
         error(v->range,
               "'" + name + "' repeats dimension " + std::to_string(*value) +
                   ": order lists each once",
-              "order lists the dimensions fastest first: order0 = 1, order1 = 0 (the default) "
-              "walks a row before the next");
+              kOrderHint);
         return;
       }
       layout.push_back(*value);
