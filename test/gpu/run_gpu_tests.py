@@ -29,7 +29,7 @@ def parse_args():
     p.add_argument("--bundles", required=True, help="directory of compiled <kernel>.mgb files")
     p.add_argument("--out", required=True, help="directory for gpu_results.json")
     p.add_argument("--kernels", default="", help="comma list of kernel names to run (default: all)")
-    p.add_argument("--max-shapes", type=int, default=0, help="run at most N shapes per kernel (0: all)")
+    p.add_argument("--max-shapes", type=int, default=0, help="run at most N shapes per kernel, of those --shape picks (0: all)")
     p.add_argument("--shape", default="",
                    help="only shapes with these values, e.g. HV=8,HK=4 (a part of a kernel's shapes, say for "
                         "compute-sanitizer in a fresh process)")
@@ -146,12 +146,14 @@ def main():
         except Exception as e:
             entry.update(status="error", error=f"{type(e).__name__}: {e}")
             continue
-        shapes = ref_kernel.shapes[:opts.max_shapes] if opts.max_shapes else ref_kernel.shapes
+        # --shape first, then --max-shapes: "--shape B=1,HV=8 --max-shapes 1" is the first shape that matches,
+        # not the kernel's first shape if it matches.
         try:
-            shapes = testing.select_shapes(shapes, opts.shape, f"listed shape of {name}")
+            shapes = testing.select_shapes(ref_kernel.shapes, opts.shape, f"listed shape of {name}")
         except ValueError as e:
             entry.update(status="error", error=str(e))
             continue
+        shapes = shapes[:opts.max_shapes] if opts.max_shapes else shapes
         # A kernel compiled for early launch runs launched early (the runtime's default) and, under its own
         # entry, plainly: a variant may be chosen by the launch mode (`early` in a `when`).
         runs = [(name, entry, kernel)]
