@@ -29,7 +29,8 @@ def parse_args():
     p.add_argument("--bundles", required=True, help="directory of compiled <kernel>.mgb files")
     p.add_argument("--out", required=True, help="directory for gpu_results.json")
     p.add_argument("--kernels", default="", help="comma list of kernel names to run (default: all)")
-    p.add_argument("--max-shapes", type=int, default=0, help="run at most N shapes per kernel, of those --shape picks (0: all)")
+    p.add_argument("--max-shapes", type=int, default=0,
+                   help="run at most N shapes per kernel, of those --shape picks (0: all)")
     p.add_argument("--shape", default="",
                    help="only shapes with these values, e.g. HV=8,HK=4 (a part of a kernel's shapes, say for "
                         "compute-sanitizer in a fresh process)")
