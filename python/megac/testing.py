@@ -215,11 +215,13 @@ def _clone(obj):
     return obj
 
 
-def select_shapes(shapes, spec, what="shape"):
+def select_shapes(shapes, spec, what="shape", limit=0):
     """The shapes whose values match spec, "NAME=INT,..." (every name given, compared as text); all of them when
-    spec is empty. A spec that matches none is an error, so that a typo cannot run (or time) nothing."""
+    spec is empty; the first `limit` of those when limit > 0 (--max-shapes: of the matching shapes, so that
+    `--shape B=1,HV=8 --max-shapes 1` runs one). A spec that matches none is an error, so that a typo cannot run
+    (or time) nothing."""
     if not spec:
-        return list(shapes)
+        return list(shapes)[:limit or None]
     try:
         want = dict(kv.split("=") for kv in spec.split(","))
     except ValueError:
@@ -227,7 +229,7 @@ def select_shapes(shapes, spec, what="shape"):
     picked = [s for s in shapes if all(str(s.get(k)) == v for k, v in want.items())]
     if not picked:
         raise ValueError(f"no {what} matches --shape {spec}")
-    return picked
+    return picked[:limit or None]
 
 
 def make_sets(make_args, min_bytes=ROTATE_MIN_BYTES, max_sets=256, distinct=4):

@@ -95,6 +95,10 @@ def test_select_shapes_picks_by_value_and_refuses_what_matches_nothing():
     assert testing.select_shapes(shapes, "M=1,K=4096") == [dict(M=1, K=4096)]
     with pytest.raises(ValueError, match="no shape matches --shape M=2"):
         testing.select_shapes(shapes, "M=2")
+    # --max-shapes counts the shapes --shape picked, not the list's first ones (M=1,K=4096 is the list's third)
+    assert testing.select_shapes(shapes, "K=4096", limit=1) == [dict(M=1, K=4096)]
+    assert testing.select_shapes(shapes, "M=1", limit=1) == [dict(M=1, K=2048)]
+    assert testing.select_shapes(shapes, "", limit=2) == shapes[:2]
     with pytest.raises(ValueError, match="NAME=INT pairs"):
         testing.select_shapes(shapes, "M1")
 

@@ -147,14 +147,12 @@ def main():
         except Exception as e:
             entry.update(status="error", error=f"{type(e).__name__}: {e}")
             continue
-        # --shape first, then --max-shapes: "--shape B=1,HV=8 --max-shapes 1" is the first shape that matches,
-        # not the kernel's first shape if it matches.
         try:
-            shapes = testing.select_shapes(ref_kernel.shapes, opts.shape, f"listed shape of {name}")
+            shapes = testing.select_shapes(ref_kernel.shapes, opts.shape, f"listed shape of {name}",
+                                           opts.max_shapes)
         except ValueError as e:
             entry.update(status="error", error=str(e))
             continue
-        shapes = shapes[:opts.max_shapes] if opts.max_shapes else shapes
         # A kernel compiled for early launch runs launched early (the runtime's default) and, under its own
         # entry, plainly: a variant may be chosen by the launch mode (`early` in a `when`).
         runs = [(name, entry, kernel)]
