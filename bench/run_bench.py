@@ -60,7 +60,8 @@ def parse_args():
     p.add_argument("--quick", action="store_true", help="smoke run: first and last shape, 2 rounds of 5 replays")
     p.add_argument("--rounds", type=int, default=3, help="rounds per (impl, shape) (default 3)")
     p.add_argument("--repeats", type=int, default=10, help="graph replays per round (default 10)")
-    p.add_argument("--max-shapes", type=int, default=0, help="at most this many shapes per kernel, of those --shape picks")
+    p.add_argument("--max-shapes", type=int, default=0,
+                   help="at most this many shapes per kernel, of those --shape picks")
     p.add_argument("--shape", default="", help="only shapes with these values, e.g. M=8192,K=4096")
     p.add_argument("--budget-s", type=float, default=450.0,
                    help="skip the remaining shapes after this many seconds (default 450)")
