@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The GPU evidence beyond correctness, on the GPU machine after scripts/gpu-check.sh built build-gpu/:
 # the slot contract inside CUDA graphs, the sm_103a SASS of nvfp4_quant (hardware E2M1 conversion), and
-# compute-sanitizer memcheck, initcheck and synccheck (every kernel, one shape) and racecheck (the kernels
+# compute-sanitizer memcheck (every variant of every kernel, once), initcheck and synccheck (every kernel, one
+# shape) and racecheck (the kernels
 # that use shared memory: every kernel with a barrier: hop*, draft_fin*, softmax*, reduce_cols, route*,
 # nvfp4_quant_swizzled, attention and matmul), the exhaustive checks of silu's and sigmoid's divisions (every f32, exact and @fast_math), and
 # that of gdn_norm_gate_fp8's silu (every f32; the kernel on z in [-120, 120]).
@@ -18,15 +19,20 @@ python3 -c 'import megac.bundle as b
 open("/tmp/nvfp4_sm103a.cubin", "wb").write(b.read_file("out/bundles/nvfp4_quant.mgb").image("sm_103a", "cubin"))'
 cuobjdump --dump-sass /tmp/nvfp4_sm103a.cubin > "$out/nvfp4_quant_sm103a.sass" 2>&1
 grep -E "F2FP.*E2M1|E2M1" "$out/nvfp4_quant_sm103a.sass" | head -4
-# memcheck (bad accesses), initcheck (reads of global memory nothing wrote: a partial no split wrote, a tail past
-# the inputs) and synccheck (barriers misused), every kernel at one shape: about 15 s each
-# (results/sanitizers_initcheck_4ae420b.md). The kernels' table: memcheck's.
+# memcheck (bad accesses) at every variant the listed shapes reach, each once at its smallest shape, in each
+# launch mode (run_gpu_tests.py --every-variant: about 80 shapes where one a kernel is 32; the variants that run
+# only at large shapes, a kernel's wide or many-CTA forms, are what one shape a kernel never checks). initcheck
+# (reads of global memory nothing wrote: a partial no split wrote, a tail past the inputs) and synccheck
+# (barriers misused) at one shape a kernel: about 15 s each (results/sanitizers_initcheck_4ae420b.md). The
+# kernels' table: memcheck's.
 for tool in memcheck initcheck synccheck; do
-  echo "== $tool (one shape per kernel)"
-  timeout 110 compute-sanitizer --tool $tool --print-limit 5 python3 test/gpu/run_gpu_tests.py \
-    --bundles out/bundles --out "$out/$tool" --max-shapes 1 > "$out/$tool.log" 2>&1
+  if [ $tool = memcheck ]; then pick=(--every-variant); limit=300; what="every variant"
+  else pick=(--max-shapes 1); limit=110; what="one shape per kernel"; fi
+  echo "== $tool ($what)"
+  timeout $limit compute-sanitizer --tool $tool --print-limit 5 python3 test/gpu/run_gpu_tests.py \
+    --bundles out/bundles --out "$out/$tool" "${pick[@]}" > "$out/$tool.log" 2>&1
   echo "$tool exit $?"; grep -E "ERROR SUMMARY" "$out/$tool.log"
-  [ $tool = memcheck ] && grep -E "^kernel|ran " "$out/$tool.log" | head -30
+  [ $tool = memcheck ] && grep -E "^kernel|ran " "$out/$tool.log" | head -34
 done
 echo "== racecheck (kernels with shared memory)"
 timeout 150 compute-sanitizer --tool racecheck --print-limit 5 python3 test/gpu/run_gpu_tests.py \

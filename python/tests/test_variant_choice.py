@@ -3,12 +3,11 @@
 Variants are picked by the runtime from the manifest's `when` conditions, first match first. The thresholds
 below are the measured ones the kernels' comments cite (results/tuning_*.md): a change of a threshold, of the
 variants' order, or of how the runtime evaluates a condition (M * K needs 64-bit integers) shows here, on the
-CPU, with no GPU. `Kernel.prepare` binds raw tensors whose shapes come from the manifest and the shape's
-scalars (scalars a shape does not name are 1), and returns the launch it would make.
+CPU, with no GPU. `variant_cover.prepare` binds raw tensors whose shapes come from the manifest and the shape's
+scalars (scalars a shape does not name are 1) and returns the launch `Kernel.prepare` would make.
 """
 import glob
 import os
-import re
 import warnings
 
 import pytest
@@ -16,7 +15,7 @@ import pytest
 pytest.importorskip("megac._compiler", reason="megac._compiler not built")
 
 import megac  # noqa: E402
-from megac.reference import attn_plan  # noqa: E402
+from megac import variant_cover  # noqa: E402
 from megac.reference.shapes import BENCH, SHAPES  # noqa: E402
 
 ROOT = os.environ.get("MEGAC_SOURCE_DIR") or os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -83,18 +82,12 @@ def _attn_rows(s, grid):
     return "r64" if rows > 32 else "r32" if rows > 16 else "default"
 
 
-def _with_split_plan(s):
-    """The shape with the split plan the attention references launch the merge kernels with."""
-    split_pages, nsplit = attn_plan.split_plan(s["B"], s["Hkv"], attn_plan.max_pages(s["ctx"]), SMS)
-    return dict(s, split_pages=split_pages, nsplit=nsplit)
-
-
 def _merge(s, grid):
     return "wide" if s["nsplit"] > 32 else "default"
 
 
-# kernel -> (reference whose shapes it runs at, expected variant from (shape, grid of the launch)[, the
-# shape's scalars the reference adds, from the shape])
+# kernel -> (reference whose shapes it runs at, expected variant from (shape with its launch scalars, grid of
+# the launch)); the merges' shapes carry the split plan (variant_cover.launch_scalars)
 EXPECTED = {
     "shared_act_quant": ("shared_act_quant", _shared_act_quant),
     "gdn_core": ("gdn_core", _gdn_core),
@@ -116,8 +109,8 @@ EXPECTED = {
     "vector_add": ("vector_add", lambda s, g: ("tiny" if s["n"] <= 1 << 17 else "small" if s["n"] <= 1 << 20
                                                else "vec4") if s["n"] % 4 == 0 else "default"),
     "attn_split_verify": ("attn_decode_verify", _attn_rows),
-    "attn_merge_q1": ("attn_decode_q1", _merge, _with_split_plan),
-    "attn_merge_verify": ("attn_decode_verify", _merge, _with_split_plan),
+    "attn_merge_q1": ("attn_decode_q1", _merge),
+    "attn_merge_verify": ("attn_decode_verify", _merge),
     "draft_fin": ("draft_fin", lambda s, g: "unroll2" if g[0] * g[1] * g[2] > 2 * SMS else "default"),
     "draft_fin_residual": ("draft_fin_residual",
                            lambda s, g: "occupancy" if g[0] * g[1] * g[2] > 2 * SMS else "default"),
@@ -146,26 +139,6 @@ def kernels():
     return found
 
 
-def _value(expr, scalars):
-    """A manifest shape expression (integers, names, + - * / %, cdiv; `_` unchecked) with Python ints."""
-    if expr == "_":
-        return 1
-    py = re.sub(r"(?<![/])/(?![/])", "//", expr)
-    return eval(py, {"__builtins__": {}}, {"cdiv": lambda a, b: -(-a // b), **scalars})
-
-
-def _launch(kernel, entry, shape):
-    scalars = {p["name"]: shape.get(p["name"], 1) for p in entry["params"] if p["kind"] == "scalar"}
-    args = {}
-    for i, p in enumerate(entry["params"]):
-        if p["kind"] == "tensor":
-            dims = tuple(_value(d, scalars) for d in p["shape"])
-            args[p["name"]] = megac.RawTensor(0x100000 * (i + 1), p["dtype"], dims)
-        else:
-            args[p["name"]] = scalars[p["name"]]
-    return kernel.prepare(sms=SMS, **args)
-
-
 def _shapes(ref_name):
     """The listed and the benchmarked shapes of reference `ref_name`, each once (megac.reference.shapes: no
     torch, which CI lacks)."""
@@ -179,13 +152,12 @@ def _shapes(ref_name):
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_each_shape_launches_the_measured_variant(name, kernels):
     kernel, entry = kernels[name]
-    ref_name, expected, *scalars = EXPECTED[name]
+    ref_name, expected = EXPECTED[name]
     names = {v["name"] for v in entry["variants"]}
     wrong = []
     for shape in _shapes(ref_name):
-        if scalars:
-            shape = scalars[0](shape)
-        launch = _launch(kernel, entry, shape)
+        shape = variant_cover.launch_scalars(shape, SMS)
+        launch = variant_cover.prepare(kernel, shape, SMS)
         want = expected(shape, launch["grid"])
         assert want in names, f"{name}: no variant '{want}' (has {sorted(names)})"
         if launch["variant"] != want:
@@ -202,26 +174,24 @@ def test_gdn_core_waits_below_its_loads_only_when_launched_early():
     """`early` in a condition is the module's launch mode: a module that launches plainly takes rows4, whose
     loads issue at once, where an early-launching one takes prefetch, which waits below them."""
     compiled = megac.compile(os.path.join(ROOT, "kernels-dsl", "gdn_core.mega"), ptxas=False, cache=False)
-    entry = next(k for k in compiled.manifest["kernels"] if k["name"] == "gdn_core")
     small = [s for s in _shapes("gdn_core") if s["B"] * s["HV"] <= 16]
     assert small
     for early, want in ((True, "prefetch"), (False, "rows4")):
         kernel = compiled.load(early_launch=early).gdn_core
         for shape in small:
-            assert _launch(kernel, entry, shape)["variant"] == want, (early, shape)
+            assert variant_cover.prepare(kernel, shape, SMS)["variant"] == want, (early, shape)
 
 
 def test_gdn_conv_wide_waits_only_when_launched_early():
     """Four channels a thread: launched early `wide` (with the wait), launched plainly `wide_plain` (none);
     the one-channel grids keep their variant either way."""
     compiled = megac.compile(os.path.join(ROOT, "kernels-dsl", "gdn_conv.mega"), ptxas=False, cache=False)
-    entry = next(k for k in compiled.manifest["kernels"] if k["name"] == "gdn_conv")
     wide = [s for s in _shapes("gdn_conv") if s["B"] * (s["C"] // 128) > 6 * SMS and s["C"] % 512 == 0]
     assert wide and len(wide) < len(_shapes("gdn_conv"))
     for early, want in ((True, "wide"), (False, "wide_plain")):
         kernel = compiled.load(early_launch=early).gdn_conv
         for shape in wide:
-            launch = _launch(kernel, entry, shape)
+            launch = variant_cover.prepare(kernel, shape, SMS)
             assert (launch["variant"], launch["early_launch"]) == (want, early), (early, shape)
 
 
@@ -229,7 +199,7 @@ def test_gdn_conv_wide_waits_only_when_launched_early():
 def test_each_shape_launches_early_where_measured(name, kernels):
     kernel, entry = kernels[name]
     for shape in _shapes(name):
-        launch = _launch(kernel, entry, shape)
+        launch = variant_cover.prepare(kernel, shape, SMS)
         assert launch["early_launch"] == (launch["variant"] in EARLY[name]), f"{name} {shape}: {launch}"
 
 

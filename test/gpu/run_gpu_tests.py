@@ -2,7 +2,7 @@
 """Run every compiled megac kernel against its PyTorch reference on the GPU.
 
     PYTHONPATH=build/python python3 test/gpu/run_gpu_tests.py --bundles build/kernels --out results/
-        [--kernels shared_act_quant,vector_add] [--max-shapes N] [--seed S]
+        [--kernels shared_act_quant,vector_add] [--shape B=1,HV=16] [--every-variant] [--max-shapes N] [--seed S]
 
 For each `<kernel>.mgb` in --bundles, each kernel of its manifest that has a reference (megac.reference), and each
 shape of the reference's SHAPES: fresh random inputs, outputs poisoned, the kernel launched with arguments bound
@@ -34,6 +34,10 @@ def parse_args():
     p.add_argument("--shape", default="",
                    help="only shapes with these values, e.g. HV=8,HK=4 (a part of a kernel's shapes, say for "
                         "compute-sanitizer in a fresh process)")
+    p.add_argument("--every-variant", action="store_true",
+                   help="of the shapes --shape picks, the fewest that launch every variant they reach, each at its "
+                        "smallest shape (bytes moved), in each launch mode (megac.variant_cover): the sanitizers' "
+                        "selection; --max-shapes then limits those")
     p.add_argument("--seed", type=int, default=None, help="base seed (default: from the clock: fresh inputs)")
     return p.parse_args()
 
@@ -113,11 +117,12 @@ def main():
     os.makedirs(opts.out, exist_ok=True)
     import torch
     import megac.bundles
-    from megac import reference, testing
+    from megac import reference, testing, variant_cover
 
     if not torch.cuda.is_available():
         sys.exit("run_gpu_tests: no CUDA device visible to torch")
     base_seed = opts.seed if opts.seed is not None else int(time.time()) % 100000
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
     wanted = [k for k in opts.kernels.split(",") if k] or list(reference.NAMES)
     bundles, problems = megac.bundles.index(opts.bundles)
     results = {
@@ -149,7 +154,7 @@ def main():
             continue
         try:
             shapes = testing.select_shapes(ref_kernel.shapes, opts.shape, f"listed shape of {name}",
-                                           opts.max_shapes)
+                                           0 if opts.every_variant else opts.max_shapes)
         except ValueError as e:
             entry.update(status="error", error=str(e))
             continue
@@ -162,7 +167,12 @@ def main():
                          megac.bundles.sequence(ref_kernel, bundles, modules, early_launch=False)))
         for label, entry, kernel in runs:
             entry.update(status="ran", bundle=path, shapes=[])
-            run_shapes(torch, testing, label, entry, kernel, ref_kernel, shapes, base_seed, results)
+            picked = shapes
+            if opts.every_variant:
+                picked = variant_cover.cover(kernel.kernels, shapes, sms,
+                                             size=lambda s: ref_kernel.bytes_moved(**s))[:opts.max_shapes or None]
+                entry["variants"] = [variant_cover.variants(kernel.kernels, s, sms) for s in picked]
+            run_shapes(torch, testing, label, entry, kernel, ref_kernel, picked, base_seed, results)
             if "aborted" in results:
                 break
         if "aborted" in results:
