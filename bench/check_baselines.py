@@ -17,11 +17,6 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def shapes_of(kernel):
-    """Every listed shape, then the benchmarked shapes not among them."""
-    return list(kernel.shapes) + [s for s in kernel.bench_shapes if s not in kernel.shapes]
-
-
 def check_shape(kernel, fn, shape, device="cuda", seed=11):
     """fn on fresh inputs of one shape against the reference: {shape, ok, mismatches, allowed, detail}."""
     from megac.reference.common import run_once
@@ -37,7 +32,7 @@ def check_shape(kernel, fn, shape, device="cuda", seed=11):
 
 
 def check(kernel, fn, device="cuda"):
-    return [check_shape(kernel, fn, s, device) for s in shapes_of(kernel)]
+    return [check_shape(kernel, fn, s, device) for s in kernel.every_shape()]
 
 
 def line(name, impl, rows):

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (no MLIR there): builds the runtime and its Python
 # extension, runs the runtime's tests (GPU ones included), the launch
-# overhead benchmark and the kernel correctness suite on the bundles that
-# scripts/build.sh compiled into out/bundles/. Everything lands in $OUT.
+# overhead benchmark and the kernel correctness suite (every listed shape and
+# every benchmarked one not among them) on the bundles that scripts/build.sh
+# compiled into out/bundles/. Everything lands in $OUT.
 #   usage: MEGAC_COMMIT=<sha> scripts/gpu-check.sh [kernels,comma,list]
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -32,4 +33,5 @@ PYTHONPATH=build-gpu/python python3 test/gpu/run_semantics.py --bundle out/bundl
   --out "$out" 2>&1 | tee "$out/semantics.log" | tail -14
 echo "== kernels"
 PYTHONPATH=build-gpu/python PYTHONUNBUFFERED=1 python3 test/gpu/run_gpu_tests.py \
-  --bundles out/bundles --out "$out" ${kernels:+--kernels "$kernels"} 2>&1 | tee "$out/gpu_tests.log" | tail -40
+  --bundles out/bundles --out "$out" --with-bench-shapes ${kernels:+--kernels "$kernels"} 2>&1 \
+  | tee "$out/gpu_tests.log" | tail -40

@@ -19,14 +19,15 @@ python3 -c 'import megac.bundle as b
 open("/tmp/nvfp4_sm103a.cubin", "wb").write(b.read_file("out/bundles/nvfp4_quant.mgb").image("sm_103a", "cubin"))'
 cuobjdump --dump-sass /tmp/nvfp4_sm103a.cubin > "$out/nvfp4_quant_sm103a.sass" 2>&1
 grep -E "F2FP.*E2M1|E2M1" "$out/nvfp4_quant_sm103a.sass" | head -4
-# memcheck (bad accesses) at every variant the listed shapes reach, each once at its smallest shape, in each
-# launch mode (run_gpu_tests.py --every-variant: about 80 shapes where one a kernel is 32; the variants that run
-# only at large shapes, a kernel's wide or many-CTA forms, are what one shape a kernel never checks). initcheck
+# memcheck (bad accesses) at every variant the listed and benchmarked shapes reach, each once at its smallest
+# shape, in each launch mode (run_gpu_tests.py --every-variant: about 80 shapes where one a kernel is 32; the
+# variants that run only at large shapes, a kernel's wide or many-CTA forms, are what one shape a kernel never
+# checks). initcheck
 # (reads of global memory nothing wrote: a partial no split wrote, a tail past the inputs) and synccheck
 # (barriers misused) at one shape a kernel: about 15 s each (results/sanitizers_initcheck_4ae420b.md). The
 # kernels' table: memcheck's.
 for tool in memcheck initcheck synccheck; do
-  if [ $tool = memcheck ]; then pick=(--every-variant); limit=300; what="every variant"
+  if [ $tool = memcheck ]; then pick=(--with-bench-shapes --every-variant); limit=300; what="every variant"
   else pick=(--max-shapes 1); limit=110; what="one shape per kernel"; fi
   echo "== $tool ($what)"
   timeout $limit compute-sanitizer --tool $tool --print-limit 5 python3 test/gpu/run_gpu_tests.py \

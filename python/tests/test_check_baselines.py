@@ -25,7 +25,7 @@ def add(a):
 
 
 def test_every_listed_and_benchmarked_shape_once(cb):
-    assert cb.shapes_of(KERNEL) == [dict(n=1), dict(n=7), dict(n=33)]
+    assert KERNEL.every_shape() == [dict(n=1), dict(n=7), dict(n=33)]
     rows = cb.check(KERNEL, add, device="cpu")
     assert [r["ok"] for r in rows] == [True, True, True]
     assert cb.line("vector_add", "triton", rows).endswith("3/3 shapes pass")

@@ -1,5 +1,6 @@
-"""The correctness suite under pytest (GPU machine): every kernel against its reference at every listed shape,
-fresh random inputs, outputs poisoned (two patterns), the reference's checks.
+"""The correctness suite under pytest (GPU machine): every kernel against its reference at every listed shape and
+every benchmarked shape not among them (so that every timed shape runs checked code), fresh random inputs,
+outputs poisoned (two patterns), the reference's checks.
 
     MEGAC_BUNDLES=out/bundles MEGAC_PYTHON_BUILD=build-gpu/python python3 -m pytest python/tests/test_kernels_gpu.py
 
@@ -27,7 +28,7 @@ def _cases():
     early = bundles.early_kernels(bundles.index(BUNDLES)[0])
     return [(name, i, shape, mode) for name in reference.NAMES
             for mode in ((True, False) if early & set(reference.get(name).launches) else (True,))
-            for i, shape in enumerate(reference.get(name).shapes)]
+            for i, shape in enumerate(reference.get(name).every_shape())]
 
 
 def _id(case):

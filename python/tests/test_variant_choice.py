@@ -16,7 +16,7 @@ pytest.importorskip("megac._compiler", reason="megac._compiler not built")
 
 import megac  # noqa: E402
 from megac import variant_cover  # noqa: E402
-from megac.reference.shapes import BENCH, SHAPES  # noqa: E402
+from megac.reference.shapes import every_shape  # noqa: E402
 
 ROOT = os.environ.get("MEGAC_SOURCE_DIR") or os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 SMS = 132  # the H200 the thresholds were measured on
@@ -139,23 +139,13 @@ def kernels():
     return found
 
 
-def _shapes(ref_name):
-    """The listed and the benchmarked shapes of reference `ref_name`, each once (megac.reference.shapes: no
-    torch, which CI lacks)."""
-    seen = []
-    for s in SHAPES[ref_name] + BENCH[ref_name]:
-        if s not in seen:
-            seen.append(s)
-    return seen
-
-
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_each_shape_launches_the_measured_variant(name, kernels):
     kernel, entry = kernels[name]
     ref_name, expected = EXPECTED[name]
     names = {v["name"] for v in entry["variants"]}
     wrong = []
-    for shape in _shapes(ref_name):
+    for shape in every_shape(ref_name):
         shape = variant_cover.launch_scalars(shape, SMS)
         launch = variant_cover.prepare(kernel, shape, SMS)
         want = expected(shape, launch["grid"])
@@ -174,7 +164,7 @@ def test_gdn_core_waits_below_its_loads_only_when_launched_early():
     """`early` in a condition is the module's launch mode: a module that launches plainly takes rows4, whose
     loads issue at once, where an early-launching one takes prefetch, which waits below them."""
     compiled = megac.compile(os.path.join(ROOT, "kernels-dsl", "gdn_core.mega"), ptxas=False, cache=False)
-    small = [s for s in _shapes("gdn_core") if s["B"] * s["HV"] <= 16]
+    small = [s for s in every_shape("gdn_core") if s["B"] * s["HV"] <= 16]
     assert small
     for early, want in ((True, "prefetch"), (False, "rows4")):
         kernel = compiled.load(early_launch=early).gdn_core
@@ -186,8 +176,8 @@ def test_gdn_conv_wide_waits_only_when_launched_early():
     """Four channels a thread: launched early `wide` (with the wait), launched plainly `wide_plain` (none);
     the one-channel grids keep their variant either way."""
     compiled = megac.compile(os.path.join(ROOT, "kernels-dsl", "gdn_conv.mega"), ptxas=False, cache=False)
-    wide = [s for s in _shapes("gdn_conv") if s["B"] * (s["C"] // 128) > 6 * SMS and s["C"] % 512 == 0]
-    assert wide and len(wide) < len(_shapes("gdn_conv"))
+    wide = [s for s in every_shape("gdn_conv") if s["B"] * (s["C"] // 128) > 6 * SMS and s["C"] % 512 == 0]
+    assert wide and len(wide) < len(every_shape("gdn_conv"))
     for early, want in ((True, "wide"), (False, "wide_plain")):
         kernel = compiled.load(early_launch=early).gdn_conv
         for shape in wide:
@@ -198,7 +188,7 @@ def test_gdn_conv_wide_waits_only_when_launched_early():
 @pytest.mark.parametrize("name", sorted(EARLY))
 def test_each_shape_launches_early_where_measured(name, kernels):
     kernel, entry = kernels[name]
-    for shape in _shapes(name):
+    for shape in every_shape(name):
         launch = variant_cover.prepare(kernel, shape, SMS)
         assert launch["early_launch"] == (launch["variant"] in EARLY[name]), f"{name} {shape}: {launch}"
 

@@ -2,10 +2,11 @@
 """Run every compiled megac kernel against its PyTorch reference on the GPU.
 
     PYTHONPATH=build/python python3 test/gpu/run_gpu_tests.py --bundles build/kernels --out results/
-        [--kernels shared_act_quant,vector_add] [--shape B=1,HV=16] [--every-variant] [--max-shapes N] [--seed S]
+        [--kernels shared_act_quant,vector_add] [--with-bench-shapes] [--shape B=1,HV=16] [--every-variant]
+        [--max-shapes N] [--seed S]
 
 For each `<kernel>.mgb` in --bundles, each kernel of its manifest that has a reference (megac.reference), and each
-shape of the reference's SHAPES: fresh random inputs, outputs poisoned, the kernel launched with arguments bound
+shape of the reference's SHAPES (and with --with-bench-shapes its benchmarked shapes not among them): fresh random inputs, outputs poisoned, the kernel launched with arguments bound
 by the manifest's parameter names, outputs compared with the reference. Every kernel runs twice with two poison
 patterns (and in-place state restored in between): an element nobody wrote, or a race, shows as a difference.
 A kernel compiled for early launch runs twice over its shapes: launched early (the runtime's default)
@@ -34,6 +35,9 @@ def parse_args():
     p.add_argument("--shape", default="",
                    help="only shapes with these values, e.g. HV=8,HK=4 (a part of a kernel's shapes, say for "
                         "compute-sanitizer in a fresh process)")
+    p.add_argument("--with-bench-shapes", action="store_true",
+                   help="the benchmarked shapes too, after the listed ones (those not among them): every shape "
+                        "the benchmark times runs checked code (vector_add's vec4 runs only at benchmark shapes)")
     p.add_argument("--every-variant", action="store_true",
                    help="of the shapes --shape picks, the fewest that launch every variant they reach, each at its "
                         "smallest shape (bytes moved), in each launch mode (megac.variant_cover): the sanitizers' "
@@ -153,7 +157,8 @@ def main():
             entry.update(status="error", error=f"{type(e).__name__}: {e}")
             continue
         try:
-            shapes = testing.select_shapes(ref_kernel.shapes, opts.shape, f"listed shape of {name}",
+            listed = ref_kernel.every_shape() if opts.with_bench_shapes else ref_kernel.shapes
+            shapes = testing.select_shapes(listed, opts.shape, f"listed shape of {name}",
                                            0 if opts.every_variant else opts.max_shapes)
         except ValueError as e:
             entry.update(status="error", error=str(e))

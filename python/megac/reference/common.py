@@ -18,6 +18,7 @@ kernel by the parameter names in its bundle manifest:
 import torch
 
 from megac import testing
+from megac.reference.shapes import listed_then_benchmarked
 
 def generator(seed, device):
     g = torch.Generator(device=device)
@@ -116,6 +117,10 @@ class Kernel:
         self.inputs, self.reference, self.checks = inputs, reference, checks
         self.bytes_moved, self.inplace = bytes_moved, tuple(inplace)
         self.launches = tuple(launches or (name,))
+
+    def every_shape(self):
+        """The listed shapes, then the benchmarked ones not among them: every shape megac runs at."""
+        return listed_then_benchmarked(self.shapes, self.bench_shapes)
 
     @classmethod
     def from_module(cls, m):

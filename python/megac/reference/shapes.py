@@ -4,6 +4,7 @@ them - reads them here without importing the references, which need torch for th
 
     SHAPES[name]   list of dicts of shape parameters
     BENCH[name]    the benchmark's shapes (empty for kernels that are not benchmarked)
+    every_shape(name)  the listed shapes, then the benchmarked ones not among them: every shape megac runs at
 """
 
 M_LIST = [1, 2, 3, 8, 16, 33, 64, 128, 256, 1024, 4096, 16384]
@@ -17,6 +18,18 @@ REDUCE_T = (1, 2, 3, 8, 33, 128, 1024, 4096)
 
 SHAPES = {}
 BENCH = {}
+
+
+def listed_then_benchmarked(listed, bench):
+    """The listed shapes, then the benchmarked ones not among them, each once: every shape the correctness
+    suite must check so that no timed shape runs code nothing checked (a variant only a benchmark shape
+    reaches: vector_add's vec4 at n = 2^24)."""
+    return list(listed) + [s for s in bench if s not in listed]
+
+
+def every_shape(name):
+    """listed_then_benchmarked of reference kernel `name`'s shapes."""
+    return listed_then_benchmarked(SHAPES[name], BENCH[name])
 
 
 def _add(names, shapes, bench):
