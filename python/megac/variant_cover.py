@@ -1,10 +1,10 @@
-"""Which kernel variant a shape launches, without a GPU, and the fewest listed shapes that launch every variant.
+"""Which kernel variant a shape launches, without a GPU, and a few shapes that together launch every variant.
 
 A sanitizer run at one shape a kernel checks one variant of it; the others (a kernel's wide, capped or
 many-CTA forms, chosen by the runtime from the manifest's `when` conditions) run only in the correctness
-suite. `cover` picks, from shapes given smallest first, those that launch some (kernel, variant) pair no
-shape picked before it launched, so that `test/gpu/run_gpu_tests.py --every-variant` runs each variant
-once. The variant comes from the runtime itself (`Kernel.prepare` on raw tensors whose shapes the manifest
+suite. `cover` keeps, of shapes taken smallest first, each one that launches some (kernel, variant) pair
+no shape kept before it launched: every pair then runs at the smallest shape that reaches it, and every
+kept shape is the smallest for some pair (`test/gpu/run_gpu_tests.py --every-variant`). The variant comes from the runtime itself (`Kernel.prepare` on raw tensors whose shapes the manifest
 gives from the shape's scalars), as it would launch, so nothing here restates the selection rules.
 
 Plain Python, no torch: CI's tests of the variant choices (python/tests/test_variant_choice.py) use it too.

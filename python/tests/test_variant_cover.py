@@ -1,4 +1,4 @@
-"""variant_cover.cover: the fewest listed shapes, smallest first, that launch every variant the listed shapes
+"""variant_cover.cover: a few listed shapes, smallest first, that launch every variant the listed shapes
 reach (run_gpu_tests.py --every-variant, the sanitizers' selection). On the CPU: the runtime chooses the
 variants from raw tensors, as in test_variant_choice.py."""
 import os

@@ -6,8 +6,9 @@
         [--max-shapes N] [--seed S]
 
 For each `<kernel>.mgb` in --bundles, each kernel of its manifest that has a reference (megac.reference), and each
-shape of the reference's SHAPES (and with --with-bench-shapes its benchmarked shapes not among them): fresh random inputs, outputs poisoned, the kernel launched with arguments bound
-by the manifest's parameter names, outputs compared with the reference. Every kernel runs twice with two poison
+shape of the reference's SHAPES (with --with-bench-shapes also its benchmarked shapes not among them): fresh random
+inputs, outputs poisoned, the kernel launched with arguments bound by the manifest's parameter names, outputs
+compared with the reference. Every kernel runs twice with two poison
 patterns (and in-place state restored in between): an element nobody wrote, or a race, shows as a difference.
 A kernel compiled for early launch runs twice over its shapes: launched early (the runtime's default)
 and launched plainly (entry "<name> (plain launch)"), since a variant may be chosen by the launch mode.
@@ -39,9 +40,9 @@ def parse_args():
                    help="the benchmarked shapes too, after the listed ones (those not among them): every shape "
                         "the benchmark times runs checked code (vector_add's vec4 runs only at benchmark shapes)")
     p.add_argument("--every-variant", action="store_true",
-                   help="of the shapes --shape picks, the fewest that launch every variant they reach, each at its "
-                        "smallest shape (bytes moved), in each launch mode (megac.variant_cover): the sanitizers' "
-                        "selection; --max-shapes then limits those")
+                   help="of the shapes --shape picks, a few that launch every variant they reach, each at the "
+                        "smallest shape (bytes moved) that reaches it, in each launch mode (megac.variant_cover): "
+                        "the sanitizers' selection; --max-shapes then limits those")
     p.add_argument("--seed", type=int, default=None, help="base seed (default: from the clock: fresh inputs)")
     return p.parse_args()
 
