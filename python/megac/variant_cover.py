@@ -4,8 +4,9 @@ A sanitizer run at one shape a kernel checks one variant of it; the others (a ke
 many-CTA forms, chosen by the runtime from the manifest's `when` conditions) run only in the correctness
 suite. `cover` keeps, of shapes taken smallest first, each one that launches some (kernel, variant) pair
 no shape kept before it launched: every pair then runs at the smallest shape that reaches it, and every
-kept shape is the smallest for some pair (`test/gpu/run_gpu_tests.py --every-variant`). The variant comes from the runtime itself (`Kernel.prepare` on raw tensors whose shapes the manifest
-gives from the shape's scalars), as it would launch, so nothing here restates the selection rules.
+kept shape is the smallest for some pair (`test/gpu/run_gpu_tests.py --every-variant`). The variant comes
+from the runtime itself (`Kernel.prepare` on raw tensors whose shapes the manifest gives from the shape's
+scalars), as it would launch, so nothing here restates the selection rules.
 
 Plain Python, no torch: CI's tests of the variant choices (python/tests/test_variant_choice.py) use it too.
 """
