@@ -2,10 +2,10 @@
 # The GPU evidence beyond correctness, on the GPU machine after scripts/gpu-check.sh built build-gpu/:
 # the slot contract inside CUDA graphs, the sm_103a SASS of nvfp4_quant (hardware E2M1 conversion), and
 # compute-sanitizer memcheck (every variant of every kernel, once), initcheck and synccheck (every kernel, one
-# shape) and racecheck (the kernels
-# that use shared memory: every kernel with a barrier: hop*, draft_fin*, softmax*, reduce_cols, route*,
-# nvfp4_quant_swizzled, attention and matmul), the exhaustive checks of silu's and sigmoid's divisions (every f32, exact and @fast_math), and
-# that of gdn_norm_gate_fp8's silu (every f32; the kernel on z in [-120, 120]).
+# shape) and racecheck (the kernels that use shared memory: every kernel with a barrier: hop*, draft_fin*,
+# softmax*, reduce_cols, route*, nvfp4_quant_swizzled, attention and matmul), the exhaustive checks of silu's and
+# sigmoid's divisions (every f32, exact and @fast_math), and that of gdn_norm_gate_fp8's silu (every f32; the
+# kernel on z in [-120, 120]).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -19,27 +19,32 @@ python3 -c 'import megac.bundle as b
 open("/tmp/nvfp4_sm103a.cubin", "wb").write(b.read_file("out/bundles/nvfp4_quant.mgb").image("sm_103a", "cubin"))'
 cuobjdump --dump-sass /tmp/nvfp4_sm103a.cubin > "$out/nvfp4_quant_sm103a.sass" 2>&1
 grep -E "F2FP.*E2M1|E2M1" "$out/nvfp4_quant_sm103a.sass" | head -4
+# sanitize TOOL SECONDS RUN_GPU_TESTS_ARGS...: the correctness suite under compute-sanitizer TOOL, its log in
+# $out/TOOL.log, its exit status and summary printed.
+sanitize() {
+  local tool=$1 limit=$2
+  shift 2
+  timeout "$limit" compute-sanitizer --tool "$tool" --print-limit 5 python3 test/gpu/run_gpu_tests.py \
+    --bundles out/bundles --out "$out/$tool" "$@" > "$out/$tool.log" 2>&1
+  echo "$tool exit $?"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$out/$tool.log"
+}
 # memcheck (bad accesses) at every variant the listed and benchmarked shapes reach, each once at its smallest
-# shape, in each launch mode (run_gpu_tests.py --every-variant: about 80 shapes where one a kernel is 32; the
-# variants that run only at large shapes, a kernel's wide or many-CTA forms, are what one shape a kernel never
-# checks). initcheck
-# (reads of global memory nothing wrote: a partial no split wrote, a tail past the inputs) and synccheck
-# (barriers misused) at one shape a kernel: about 15 s each (results/sanitizers_initcheck_4ae420b.md). The
-# kernels' table: memcheck's.
-for tool in memcheck initcheck synccheck; do
-  if [ $tool = memcheck ]; then pick=(--with-bench-shapes --every-variant); limit=300; what="every variant"
-  else pick=(--max-shapes 1); limit=110; what="one shape per kernel"; fi
-  echo "== $tool ($what)"
-  timeout $limit compute-sanitizer --tool $tool --print-limit 5 python3 test/gpu/run_gpu_tests.py \
-    --bundles out/bundles --out "$out/$tool" "${pick[@]}" > "$out/$tool.log" 2>&1
-  echo "$tool exit $?"; grep -E "ERROR SUMMARY" "$out/$tool.log"
-  [ $tool = memcheck ] && grep -E "^kernel|ran " "$out/$tool.log" | head -34
+# shape, in each launch mode (run_gpu_tests.py --every-variant: 77 shapes where one a kernel is 32; a kernel's
+# wide or many-CTA variants run only at large shapes, which one shape a kernel never reaches). The kernels' table:
+# memcheck's.
+echo "== memcheck (every variant)"
+sanitize memcheck 300 --with-bench-shapes --every-variant
+grep -E "^kernel|ran " "$out/memcheck.log" | head -34
+# initcheck (reads of global memory nothing wrote: a partial no split wrote, a tail past the inputs) and synccheck
+# (barriers misused), every kernel at one shape: about 15 s each (results/sanitizers_initcheck_4ae420b.md).
+for tool in initcheck synccheck; do
+  echo "== $tool (one shape per kernel)"
+  sanitize $tool 110 --max-shapes 1
 done
 echo "== racecheck (kernels with shared memory)"
-timeout 150 compute-sanitizer --tool racecheck --print-limit 5 python3 test/gpu/run_gpu_tests.py \
-  --bundles out/bundles --out "$out/racecheck" --max-shapes 1 \
-  --kernels hop,hop_mid,hop_plain,hop_fp8,draft_fin,draft_fin_residual,softmax,softmax_small,reduce_cols,route,route_f32,nvfp4_quant_swizzled,attn_decode_q1,attn_decode_verify,matmul,matmul_nt,matmul_f16 > "$out/racecheck.log" 2>&1
-echo "racecheck exit $?"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|ran " "$out/racecheck.log" | head -20
+sanitize racecheck 150 --max-shapes 1 \
+  --kernels hop,hop_mid,hop_plain,hop_fp8,draft_fin,draft_fin_residual,softmax,softmax_small,reduce_cols,route,route_f32,nvfp4_quant_swizzled,attn_decode_q1,attn_decode_verify,matmul,matmul_nt,matmul_f16
+grep -E "ran " "$out/racecheck.log" | head -20
 echo "== exhaustive checks: silu and sigmoid, every f32"
 python3 test/gpu/check_logistic_quotient.py --bundle out/bundles/logistic_all.mgb \
   --out "$out/logistic_quotient.json" > "$out/logistic_quotient.log" 2>&1
