@@ -159,8 +159,7 @@ def main():
             continue
         try:
             listed = ref_kernel.every_shape() if opts.with_bench_shapes else ref_kernel.shapes
-            shapes = testing.select_shapes(listed, opts.shape, f"listed shape of {name}",
-                                           0 if opts.every_variant else opts.max_shapes)
+            shapes = testing.select_shapes(listed, opts.shape, f"listed shape of {name}")
         except ValueError as e:
             entry.update(status="error", error=str(e))
             continue
@@ -175,8 +174,9 @@ def main():
             entry.update(status="ran", bundle=path, shapes=[])
             picked = shapes
             if opts.every_variant:
-                picked = variant_cover.cover(kernel.kernels, shapes, sms,
-                                             size=lambda s: ref_kernel.bytes_moved(**s))[:opts.max_shapes or None]
+                picked = variant_cover.cover(kernel.kernels, shapes, sms, size=lambda s: ref_kernel.bytes_moved(**s))
+            picked = picked[:opts.max_shapes or None]  # of those --shape and --every-variant picked
+            if opts.every_variant:
                 entry["variants"] = [variant_cover.variants(kernel.kernels, s, sms) for s in picked]
             run_shapes(torch, testing, label, entry, kernel, ref_kernel, picked, base_seed, results)
             if "aborted" in results:
