@@ -52,8 +52,11 @@ _add(["gdn_conv"],
      [dict(B=b, C=c) for c in (1024, 1536, 2048, 3072) for b in B_LIST] + [dict(B=b, C=1152) for b in (1, 64, 256)],
      [dict(B=b, C=c) for c in (1536, 3072) for b in (1, 16, 64, 256)])
 
+# 96 heads (B = 24, 12, 6 at HV = 4, 8, 16): 384 CTAs, between two and three waves, the only grids that launch
+# the register-capped `cap168` (no power-of-two batch falls there).
 _add(["gdn_core"],
-     [dict(B=b, HV=hv, HK=hk) for hv, hk in GDN_HEADS for b in B_LIST],
+     [dict(B=b, HV=hv, HK=hk) for hv, hk in GDN_HEADS for b in B_LIST]
+     + [dict(B=96 // hv, HV=hv, HK=hk) for hv, hk in GDN_HEADS[:3]],
      [dict(B=b, HV=hv, HK=hk) for hv, hk in ((8, 2), (16, 4)) for b in (1, 8, 32, 128, 256)])
 
 _add(["gdn_verify"],
@@ -72,8 +75,10 @@ _add(["route", "route_f32"],
 
 _NVFP4_BENCH = [dict(M=m, K=k) for k in (2048, 4096) for m in (1, 16, 128, 1024, 4096, 16384)]
 _NVFP4_BENCH.insert(_NVFP4_BENCH.index(dict(M=16384, K=4096)), dict(M=8192, K=4096))
+# M = 2049: past 2048 rows and not a multiple of 128, the only rows that launch the swizzled kernel's
+# `two_blocks` (the padded row tile with two 16-row blocks a program).
 _add(["nvfp4_quant", "nvfp4_quant_swizzled"],
-     [dict(M=m, K=k) for k in (256, 1024, 2048, 4096) for m in M_LIST],
+     [dict(M=m, K=k) for k in (256, 1024, 2048, 4096) for m in M_LIST + [2049]],
      _NVFP4_BENCH)
 
 _add(["group_quant", "group_quant_ue8m0"],
@@ -107,7 +112,7 @@ _add(["softmax"],
      [dict(M=m, N=n) for n in (256, 1024, 2048, 4096) for m in M_LIST],
      [dict(M=m, N=4096) for m in (1, 128, 4096, 16384)])
 _add(["softmax_small"],
-     [dict(M=m, N=n) for n in (16, 128, 256, 1008, 1024) for m in M_LIST],
+     [dict(M=m, N=n) for n in (16, 128, 256, 512, 1008, 1024) for m in M_LIST],  # N = 512: the n512 variant
      [dict(M=m, N=n) for n in (256, 1024) for m in (1, 128, 4096, 16384)])
 
 # M and N include partial tiles of the kernel's 64 x 64; K is a multiple of its step of 32. Not benchmarked.
