@@ -56,7 +56,7 @@ _add(["gdn_conv"],
 # the register-capped `cap168` (no power-of-two batch falls there).
 _add(["gdn_core"],
      [dict(B=b, HV=hv, HK=hk) for hv, hk in GDN_HEADS for b in B_LIST]
-     + [dict(B=96 // hv, HV=hv, HK=hk) for hv, hk in GDN_HEADS[:3]],
+     + [dict(B=96 // hv, HV=hv, HK=hk) for hv, hk in ((4, 1), (8, 2), (16, 4))],
      [dict(B=b, HV=hv, HK=hk) for hv, hk in ((8, 2), (16, 4)) for b in (1, 8, 32, 128, 256)])
 
 _add(["gdn_verify"],
