@@ -29,7 +29,8 @@ case "${1:-}" in
     python/tests/test_kernels_gpu.py python/tests/test_early_launch_gpu.py python/tests/test_replicas_gpu.py \
     python/tests/test_streaming_gpu.py python/tests/test_semantics_gpu.py > "$work/pytest.txt" 2>&1
   tail -2 "$work/pytest.txt"
-  tar czf "$final/session_part1.tgz" -C "$work" . ;;
+  # Part 2's files stay out: run first, it leaves its unpacked megac (62 MB) here, past what comes back.
+  tar czf "$final/session_part1.tgz" -C "$work" --exclude=./megac --exclude=./bench --exclude=./build2 . ;;
 2)
   # A machine released after part 1 comes back bare: build the runtime again.
   [ -d build-gpu ] || scripts/gpu-build-runtime.sh "$work/build2" > /dev/null || exit 1
