@@ -29,7 +29,8 @@ case "${1:-}" in
     python/tests/test_kernels_gpu.py python/tests/test_early_launch_gpu.py python/tests/test_replicas_gpu.py \
     python/tests/test_streaming_gpu.py python/tests/test_semantics_gpu.py > "$work/pytest.txt" 2>&1
   tail -2 "$work/pytest.txt"
-  # Part 2's files stay out: run first, it leaves its unpacked megac (62 MB) here, past what comes back.
+  # Where part 2 ran first, its benchmark, its runtime build's logs and its unpacked megac stay out: the megac
+  # alone (62 MB) is past what a device call brings back.
   tar czf "$final/session_part1.tgz" -C "$work" --exclude=./megac --exclude=./bench --exclude=./build2 . ;;
 2)
   # A machine released after part 1 comes back bare: build the runtime again.
