@@ -12,7 +12,7 @@
 #   usage: MEGAC_COMMIT=<sha> scripts/gpu-session.sh 1|2
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-cd "$root"
+cd "$root" || exit 1
 final=${OUT:-$root/out}
 work=$root/out/session
 mkdir -p "$work"
