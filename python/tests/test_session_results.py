@@ -1,0 +1,87 @@
+"""scripts/session_results.py: a GPU session's tarballs filed under the names docs/ cite, the card in the name
+unless it is the H200, and what they say printed: failing shapes, sanitizer summaries, shapes below Triton."""
+import io
+import json
+import os
+import subprocess
+import sys
+import tarfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+
+from session_results import below_triton, card_of  # noqa: E402
+
+SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "session_results.py")
+
+
+def tarball(path, files):
+    with tarfile.open(path, "w:gz") as tar:
+        for name, text in files.items():
+            data = text.encode()
+            info = tarfile.TarInfo("./" + name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+
+
+def correctness(device, passes):
+    return json.dumps({"device": device, "commit": "abc", "seed": 1, "kernels": {
+        "k": {"shapes": [{"shape": {"M": i}, "pass": ok} for i, ok in enumerate(passes)]}}})
+
+
+def row(shape, ratio, low, high):
+    return {"shape": shape, "megac": {"status": "ok", "ratio": ratio, "ratio_min": low, "ratio_max": high}}
+
+
+def bench(device):
+    return {"device": device, "commit": "abc", "date": "d", "copy_gbps": 3019.0, "skipped": [], "kernels": {
+        "a": {"rows": [row({"M": 1}, 1.02, 1.01, 1.03), row({"M": 2}, 0.995, 0.99, 1.001)]},
+        "b": {"rows": [row({"N": 8}, 0.97, 0.96, 0.98), {"shape": {"N": 9}, "megac": {"status": "error"}}]}}}
+
+
+def run(tmp_path, *args):
+    results = tmp_path / "results"
+    results.mkdir(exist_ok=True)
+    out = subprocess.run([sys.executable, SCRIPT, "--commit", "abc", "--results", str(results), *args],
+                         check=True, capture_output=True, text=True).stdout
+    return out, sorted(os.listdir(results))
+
+
+def test_the_card_is_in_the_name_unless_it_is_the_h200():
+    assert card_of("NVIDIA H200") == ("", "h200")
+    assert card_of("NVIDIA H100 80GB HBM3") == ("_h100", "h100")
+    assert card_of("NVIDIA B300 SXM6 AC") == ("_b300", "b300")
+
+
+def test_shapes_below_triton_worst_first_errors_left_out():
+    assert [(r[1], r[2]) for r in below_triton(bench("H200"))] == [("b", {"N": 8}), ("a", {"M": 2})]
+
+
+def test_part1_files_and_says_what_failed(tmp_path):
+    part1 = tmp_path / "p1.tgz"
+    tarball(part1, {
+        "check/gpu_results.json": correctness("NVIDIA H100 80GB HBM3", [True, False, True]),
+        "check/runtime_tests.log": "100% tests passed out of 109\n",
+        "final/memcheck/gpu_results.json": correctness("NVIDIA H100 80GB HBM3", [True]),
+        "final/memcheck.log": "========= ERROR SUMMARY: 2 errors\n",
+        "pytest.txt": "1132 passed in 9.37s\n",
+        "slots.txt": "kernel-path failures: 0; stock-path failures: 0\n"})
+    out, files = run(tmp_path, "--part1", str(part1))
+    assert files == ["gpu_correctness_abc_h100.json.gz", "sanitizers_abc_h100.json.gz"]
+    assert "shapes: 2 of 3 pass" in out and "FAIL k {'M': 1}" in out
+    assert "memcheck: 1 shapes, 0 failed; ERROR SUMMARY: 2 errors" in out
+    assert "initcheck: not run" in out and "1132 passed" in out
+
+
+def test_part2_files_under_the_h200_names_and_lists_the_shapes_below(tmp_path):
+    part2 = tmp_path / "p2.tgz"
+    tarball(part2, {
+        "bench/bench_results.json": json.dumps(bench("NVIDIA H200")),
+        "bench/benchmarks.md": "# megac benchmark\n",
+        "bench/launch_overhead.json": "[]\n",
+        "compile_ms_host.json": json.dumps({"a": 12.5, "b": 49.0})})
+    out, files = run(tmp_path, "--part2", str(part2))
+    assert files == ["bench_abc.json.gz", "benchmarks_abc.md", "compile_ms_h200host_abc.json",
+                     "launch_overhead_abc.json"]
+    assert "at or above Triton: 1 of 4 shapes; megac not measured: 1" in out
+    assert out.index("0.9700 (0.9600-0.9800) b {'N': 8}") < out.index("0.9950 (0.9900-1.0010) a {'M': 2}")
+    assert "12.5-49.0 ms (slowest b)" in out
