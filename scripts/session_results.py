@@ -63,13 +63,27 @@ def last_line(path, pattern):
     return lines[-1] if lines else f"(no line of {os.path.basename(path)} matches {pattern!r})"
 
 
+def read_json(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def same_commit(given, recorded):
+    """Files named after one commit must hold that commit's numbers: MEGAC_COMMIT, which the session's scripts
+    record, may be a full or a short SHA, and so may --commit."""
+    if not recorded or not (recorded.startswith(given) or given.startswith(recorded)):
+        raise SystemExit(f"session_results: the session measured commit {recorded!r}, not {given!r}; "
+                         f"give --commit the commit it ran (MEGAC_COMMIT)")
+
+
 def save_json_gz(data, path):
     with gzip.open(path, "wt") as f:
         json.dump(data, f)
 
 
 def file_part1(work, commit, results):
-    correctness = json.load(open(os.path.join(work, "check", "gpu_results.json")))
+    correctness = read_json(os.path.join(work, "check", "gpu_results.json"))
+    same_commit(commit, correctness.get("commit"))
     card, _ = card_of(correctness["device"])
     save_json_gz(correctness, os.path.join(results, f"gpu_correctness_{commit}{card}.json.gz"))
     total, failed = shape_counts(correctness)
@@ -79,7 +93,7 @@ def file_part1(work, commit, results):
     for tool in SANITIZERS:
         path = os.path.join(work, "final", tool, "gpu_results.json")
         if os.path.exists(path):
-            sanitizers[tool] = json.load(open(path))
+            sanitizers[tool] = read_json(path)
             shapes, tool_failed = shape_counts(sanitizers[tool])
             summary = last_line(os.path.join(work, "final", f"{tool}.log"), r"(ERROR|RACECHECK) SUMMARY")
             print(f"  {tool}: {shapes} shapes, {len(tool_failed)} failed; {summary.lstrip('= ')}")
@@ -95,7 +109,8 @@ def file_part1(work, commit, results):
 
 def file_part2(work, commit, results):
     bench_dir = os.path.join(work, "bench")
-    bench = json.load(open(os.path.join(bench_dir, "bench_results.json")))
+    bench = read_json(os.path.join(bench_dir, "bench_results.json"))
+    same_commit(commit, bench.get("commit"))
     card, model = card_of(bench["device"])
     save_json_gz(bench, os.path.join(results, f"bench_{commit}{card}.json.gz"))
     shutil.copy(os.path.join(bench_dir, "benchmarks.md"), os.path.join(results, f"benchmarks_{commit}{card}.md"))
@@ -113,7 +128,7 @@ def file_part2(work, commit, results):
     compile_path = os.path.join(work, "compile_ms_host.json")
     if os.path.exists(compile_path):
         shutil.copy(compile_path, os.path.join(results, f"compile_ms_{model}host_{commit}.json"))
-        ms = json.load(open(compile_path))
+        ms = read_json(compile_path)
         worst = max(ms, key=ms.get)
         print(f"  megac compile on that host: {min(ms.values())}-{ms[worst]} ms (slowest {worst})")
     else:

@@ -24,7 +24,7 @@ def tarball(path, files):
 
 
 def correctness(device, passes):
-    return json.dumps({"device": device, "commit": "abc", "seed": 1, "kernels": {
+    return json.dumps({"device": device, "commit": "abc1234", "seed": 1, "kernels": {
         "k": {"shapes": [{"shape": {"M": i}, "pass": ok} for i, ok in enumerate(passes)]}}})
 
 
@@ -33,17 +33,17 @@ def row(shape, ratio, low, high):
 
 
 def bench(device):
-    return {"device": device, "commit": "abc", "date": "d", "copy_gbps": 3019.0, "skipped": [], "kernels": {
+    return {"device": device, "commit": "abc1234", "date": "d", "copy_gbps": 3019.0, "skipped": [], "kernels": {
         "a": {"rows": [row({"M": 1}, 1.02, 1.01, 1.03), row({"M": 2}, 0.995, 0.99, 1.001)]},
         "b": {"rows": [row({"N": 8}, 0.97, 0.96, 0.98), {"shape": {"N": 9}, "megac": {"status": "error"}}]}}}
 
 
-def run(tmp_path, *args):
+def run(tmp_path, *args, commit="abc", check=True):
     results = tmp_path / "results"
     results.mkdir(exist_ok=True)
-    out = subprocess.run([sys.executable, SCRIPT, "--commit", "abc", "--results", str(results), *args],
-                         check=True, capture_output=True, text=True).stdout
-    return out, sorted(os.listdir(results))
+    done = subprocess.run([sys.executable, SCRIPT, "--commit", commit, "--results", str(results), *args],
+                          check=check, capture_output=True, text=True)
+    return (done.stdout if check else done), sorted(os.listdir(results))
 
 
 def test_the_card_is_in_the_name_unless_it_is_the_h200():
@@ -85,3 +85,11 @@ def test_part2_files_under_the_h200_names_and_lists_the_shapes_below(tmp_path):
     assert "at or above Triton: 1 of 4 shapes; megac not measured: 1" in out
     assert out.index("0.9700 (0.9600-0.9800) b {'N': 8}") < out.index("0.9950 (0.9900-1.0010) a {'M': 2}")
     assert "12.5-49.0 ms (slowest b)" in out
+
+
+def test_a_session_of_another_commit_is_refused_and_nothing_filed(tmp_path):
+    part2 = tmp_path / "p2.tgz"
+    tarball(part2, {"bench/bench_results.json": json.dumps(bench("NVIDIA H200"))})
+    done, files = run(tmp_path, "--part2", str(part2), commit="abd", check=False)
+    assert done.returncode != 0 and "measured commit 'abc1234', not 'abd'" in done.stderr
+    assert files == []
