@@ -22,6 +22,8 @@ import tarfile
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+from run_bench import shape_str  # noqa: E402 (run_bench imports torch only when it measures)
 SANITIZERS = ("memcheck", "initcheck", "synccheck", "racecheck")
 
 
@@ -33,14 +35,17 @@ def card_of(device):
 
 
 def shape_counts(correctness):
-    """(shapes run, the shapes that failed as 'kernel {shape}') of a run_gpu_tests.py result."""
-    total, failed = 0, []
+    """(shapes run, the failed shapes as 'kernel M=.., N=..', the kernels that did not run as 'kernel: status
+    (error)') of a run_gpu_tests.py result. A kernel whose bundle was missing or refused has no shapes to fail."""
+    total, failed, not_run = 0, [], []
     for name, kernel in correctness["kernels"].items():
+        if kernel["status"] != "ran":
+            not_run.append(f"{name}: {kernel['status']} ({kernel.get('error', 'no error recorded')})")
         for shape in kernel.get("shapes", []):
             total += 1
             if not shape["pass"]:
-                failed.append(f"{name} {shape['shape']}")
-    return total, failed
+                failed.append(f"{name} {shape_str(shape['shape'])}")
+    return total, failed, not_run
 
 
 def below_triton(bench):
@@ -86,17 +91,19 @@ def file_part1(work, commit, results):
     same_commit(commit, correctness.get("commit"))
     card, _ = card_of(correctness["device"])
     save_json_gz(correctness, os.path.join(results, f"gpu_correctness_{commit}{card}.json.gz"))
-    total, failed = shape_counts(correctness)
+    total, failed, not_run = shape_counts(correctness)
     print(f"part 1 on {correctness['device']} (commit {correctness.get('commit')}, seed {correctness.get('seed')})")
-    print(f"  shapes: {total - len(failed)} of {total} pass" + "".join(f"\n    FAIL {f}" for f in failed))
+    print(f"  shapes: {total - len(failed)} of {total} pass; kernels not run: {len(not_run)}"
+          + "".join(f"\n    FAIL {f}" for f in failed + not_run))
     sanitizers = {}
     for tool in SANITIZERS:
         path = os.path.join(work, "final", tool, "gpu_results.json")
         if os.path.exists(path):
             sanitizers[tool] = read_json(path)
-            shapes, tool_failed = shape_counts(sanitizers[tool])
+            shapes, tool_failed, tool_not_run = shape_counts(sanitizers[tool])
             summary = last_line(os.path.join(work, "final", f"{tool}.log"), r"(ERROR|RACECHECK) SUMMARY")
-            print(f"  {tool}: {shapes} shapes, {len(tool_failed)} failed; {summary.lstrip('= ')}")
+            print(f"  {tool}: {shapes} shapes, {len(tool_failed)} failed, {len(tool_not_run)} kernels not run; "
+                  f"{summary.lstrip('= ')}")
         else:
             print(f"  {tool}: not run")
     if sanitizers:
@@ -124,7 +131,7 @@ def file_part2(work, commit, results):
     print(f"  at or above Triton: {measured - len(below)} of {len(rows)} shapes; megac not measured: "
           f"{len(rows) - measured}; skipped for time: {len(bench.get('skipped', []))}")
     for ratio, name, shape, low, high in below:
-        print(f"    {ratio:.4f} ({low:.4f}-{high:.4f}) {name} {shape}")
+        print(f"    {ratio:.4f} ({low:.4f}-{high:.4f}) {name} {shape_str(shape)}")
     compile_path = os.path.join(work, "compile_ms_host.json")
     if os.path.exists(compile_path):
         shutil.copy(compile_path, os.path.join(results, f"compile_ms_{model}host_{commit}.json"))

@@ -23,9 +23,11 @@ def tarball(path, files):
             tar.addfile(info, io.BytesIO(data))
 
 
-def correctness(device, passes):
-    return json.dumps({"device": device, "commit": "abc1234", "seed": 1, "kernels": {
-        "k": {"shapes": [{"shape": {"M": i}, "pass": ok} for i, ok in enumerate(passes)]}}})
+def correctness(device, passes, refused=False):
+    kernels = {"k": {"status": "ran", "shapes": [{"shape": {"M": i}, "pass": ok} for i, ok in enumerate(passes)]}}
+    if refused:
+        kernels["r"] = {"status": "error", "error": "bundle refused"}
+    return json.dumps({"device": device, "commit": "abc1234", "seed": 1, "kernels": kernels})
 
 
 def row(shape, ratio, low, high):
@@ -59,7 +61,7 @@ def test_shapes_below_triton_worst_first_errors_left_out():
 def test_part1_files_and_says_what_failed(tmp_path):
     part1 = tmp_path / "p1.tgz"
     tarball(part1, {
-        "check/gpu_results.json": correctness("NVIDIA H100 80GB HBM3", [True, False, True]),
+        "check/gpu_results.json": correctness("NVIDIA H100 80GB HBM3", [True, False, True], refused=True),
         "check/runtime_tests.log": "100% tests passed out of 109\n",
         "final/memcheck/gpu_results.json": correctness("NVIDIA H100 80GB HBM3", [True]),
         "final/memcheck.log": "========= ERROR SUMMARY: 2 errors\n",
@@ -67,8 +69,9 @@ def test_part1_files_and_says_what_failed(tmp_path):
         "slots.txt": "kernel-path failures: 0; stock-path failures: 0\n"})
     out, files = run(tmp_path, "--part1", str(part1))
     assert files == ["gpu_correctness_abc_h100.json.gz", "sanitizers_abc_h100.json.gz"]
-    assert "shapes: 2 of 3 pass" in out and "FAIL k {'M': 1}" in out
-    assert "memcheck: 1 shapes, 0 failed; ERROR SUMMARY: 2 errors" in out
+    assert "shapes: 2 of 3 pass; kernels not run: 1" in out and "FAIL k M=1" in out
+    assert "FAIL r: error (bundle refused)" in out
+    assert "memcheck: 1 shapes, 0 failed, 0 kernels not run; ERROR SUMMARY: 2 errors" in out
     assert "initcheck: not run" in out and "1132 passed" in out
 
 
@@ -83,7 +86,7 @@ def test_part2_files_under_the_h200_names_and_lists_the_shapes_below(tmp_path):
     assert files == ["bench_abc.json.gz", "benchmarks_abc.md", "compile_ms_h200host_abc.json",
                      "launch_overhead_abc.json"]
     assert "at or above Triton: 1 of 4 shapes; megac not measured: 1" in out
-    assert out.index("0.9700 (0.9600-0.9800) b {'N': 8}") < out.index("0.9950 (0.9900-1.0010) a {'M': 2}")
+    assert out.index("0.9700 (0.9600-0.9800) b N=8") < out.index("0.9950 (0.9900-1.0010) a M=2")
     assert "12.5-49.0 ms (slowest b)" in out
 
 
