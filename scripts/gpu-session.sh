@@ -29,9 +29,9 @@ case "${1:-}" in
     python/tests/test_kernels_gpu.py python/tests/test_early_launch_gpu.py python/tests/test_replicas_gpu.py \
     python/tests/test_streaming_gpu.py python/tests/test_semantics_gpu.py > "$work/pytest.txt" 2>&1
   tail -2 "$work/pytest.txt"
-  # Where part 2 ran first, its benchmark, its runtime build's logs and its unpacked megac stay out: the megac
-  # alone (62 MB) is past what a device call brings back.
-  tar czf "$final/session_part1.tgz" -C "$work" --exclude=./megac --exclude=./bench --exclude=./build2 . ;;
+  # Each part packs what it wrote, so either may run first (part 2's unpacked megac, 62 MB, is past what a
+  # device call brings back).
+  tar czf "$final/session_part1.tgz" -C "$work" check final slots check.txt final.txt slots.txt pytest.txt ;;
 2)
   # A machine released after part 1 comes back bare: build the runtime again.
   [ -d build-gpu ] || scripts/gpu-build-runtime.sh "$work/build2" > /dev/null || exit 1
