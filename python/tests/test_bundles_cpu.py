@@ -31,3 +31,39 @@ def test_launch_arguments_name_missing_tensors_and_drop_extras():
     with pytest.raises(KeyError, match=r"lack tensor parameter\(s\) \['o'\] of kernel 'merge'; "
                                        r"they provide \['B', 'o_part'\]"):
         bundles.launch_args(kernel, {"o_part": 1, "B": 4})
+
+
+ROW_SUM_AND_COPY = """
+const BLOCK = 512;
+@num_warps(1)
+@grid(M)
+@variant(four_warps, num_warps = 4, when = M > 64)
+kernel row_sum(x: *f32[M, 512], out: *f32[M], M: i32) {
+    let row = program_id(0);
+    store(out + row, sum(load(x + row * 512 + arange(0, BLOCK))));
+}
+
+@num_warps(4)
+@grid(cdiv(n, BLOCK))
+kernel copy(x: *f32[n], y: *f32[n], n: i32) {
+    let offs = program_id(0) * BLOCK + arange(0, BLOCK);
+    store(y + offs, load(x + offs, offs < n), offs < n);
+}
+"""
+
+
+def test_shared_memory_kernels_read_every_variant_from_the_ptx(tmp_path):
+    """One warp sums a row with shuffles alone; four need shared memory and a barrier, so a kernel is racecheck's
+    when any variant is, and a copy never is."""
+    pytest.importorskip("megac._compiler", reason="megac._compiler not built")
+    import megac
+    compiled = megac.compile(ROW_SUM_AND_COPY, target="sm_90a", ptxas=False, name="shared_probe")
+    compiled.save(str(tmp_path / "shared_probe.mgb"))
+    found, problems = bundles.index(str(tmp_path))
+    assert problems == {} and sorted(found) == ["copy", "row_sum"]
+    assert bundles.shared_memory_kernels(found) == {"row_sum"}
+    entry = next(k for k in compiled.manifest["kernels"] if k["name"] == "row_sum")
+    one_warp = dict(entry, variants=[v for v in entry["variants"] if v["symbol"] == "row_sum"])
+    assert [v["symbol"] for v in entry["variants"]] == ["row_sum__four_warps", "row_sum"]
+    assert not bundles.uses_shared_memory(one_warp, [compiled.ptx["sm_90a"]])
+    assert bundles.uses_shared_memory(entry, [compiled.ptx["sm_90a"]])

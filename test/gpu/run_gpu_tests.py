@@ -3,7 +3,7 @@
 
     PYTHONPATH=build/python python3 test/gpu/run_gpu_tests.py --bundles build/kernels --out results/
         [--kernels shared_act_quant,vector_add] [--with-bench-shapes] [--shape B=1,HV=16] [--every-variant]
-        [--max-shapes N] [--seed S]
+        [--max-shapes N] [--shared-memory-only] [--seed S]
 
 For each `<kernel>.mgb` in --bundles, each kernel of its manifest that has a reference (megac.reference), and each
 shape of the reference's SHAPES (with --with-bench-shapes also its benchmarked shapes not among them): fresh random
@@ -43,6 +43,9 @@ def parse_args():
                    help="of the shapes --shape picks, a few that launch every variant they reach, each at the "
                         "smallest shape (bytes moved) that reaches it, in each launch mode (megac.variant_cover): "
                         "the sanitizers' selection; --max-shapes then limits those")
+    p.add_argument("--shared-memory-only", action="store_true",
+                   help="only the kernels that launch a kernel using shared memory or barriers in some variant "
+                        "(megac.bundles.shared_memory_kernels, from the bundles' PTX): racecheck's selection")
     p.add_argument("--seed", type=int, default=None, help="base seed (default: from the clock: fresh inputs)")
     return p.parse_args()
 
@@ -130,6 +133,12 @@ def main():
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     wanted = [k for k in opts.kernels.split(",") if k] or list(reference.NAMES)
     bundles, problems = megac.bundles.index(opts.bundles)
+    if opts.shared_memory_only:
+        shared = megac.bundles.shared_memory_kernels(bundles)
+        wanted = [n for n in wanted if n in reference.NAMES and set(reference.get(n).launches) & shared]
+        if not wanted:  # racecheck on nothing would report no hazards
+            sys.exit(f"run_gpu_tests: no kernel in {opts.bundles} uses shared memory or barriers")
+        print(f"kernels using shared memory or barriers: {','.join(wanted)}", flush=True)
     results = {
         "commit": os.environ.get("MEGAC_COMMIT", "unknown"),
         "device": torch.cuda.get_device_name(),
