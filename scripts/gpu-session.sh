@@ -9,8 +9,17 @@
 #           one run_bench.py call (BENCH_ARGS adds options, e.g. --no-compile to leave out torch.compile, whose
 #           compiles are most of a full run's time).
 # Each part leaves one tarball in $OUT (session_part1.tgz, session_part2.tgz).
-#   usage: MEGAC_COMMIT=<sha> scripts/gpu-session.sh 1|2
+#   usage: MEGAC_COMMIT=<sha> [MEGAC_CARD=H200] scripts/gpu-session.sh 1|2
+# MEGAC_CARD: leave at once (exit 3) on a card whose name lacks it: a call for an H200 may be lent an H100, and
+# the issue's numbers are the H200's.
 set -uo pipefail
+if [ -n "${MEGAC_CARD:-}" ]; then
+  card=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
+  case "$card" in
+  *"$MEGAC_CARD"*) ;;
+  *) echo "gpu-session: this card is '$card', not the $MEGAC_CARD that MEGAC_CARD asks for"; exit 3 ;;
+  esac
+fi
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 1
 final=${OUT:-$root/out}
