@@ -2,8 +2,8 @@
 # The GPU evidence beyond correctness, on the GPU machine after scripts/gpu-check.sh built build-gpu/:
 # the slot contract inside CUDA graphs, the sm_103a SASS of nvfp4_quant (hardware E2M1 conversion), and
 # compute-sanitizer memcheck, initcheck, synccheck (every variant of every kernel, once) and racecheck (every
-# variant of the kernels whose PTX declares shared memory or waits at a barrier: today hop*, draft_fin*,
-# softmax*, reduce_cols, route*, attention and matmul), the exhaustive checks of silu's and
+# variant of the kernels whose manifests declare shared memory: today hop*, draft_fin*, softmax*,
+# reduce_cols, route*, attention and matmul), the exhaustive checks of silu's and
 # sigmoid's divisions (every f32, exact and @fast_math), and that of gdn_norm_gate_fp8's silu (every f32; the
 # kernel on z in [-120, 120]).
 set -uo pipefail
@@ -43,9 +43,10 @@ for tool in initcheck synccheck; do
   sanitize $tool 150 --with-bench-shapes --every-variant
 done
 echo "== racecheck (every variant of the kernels with shared memory)"
-# The kernels are read from the bundles' PTX, so a kernel given shared memory later is checked too.
+# The kernels are read from the bundles' manifests (shared_bytes), so a kernel given shared memory later is
+# checked too.
 sanitize racecheck 200 --with-bench-shapes --every-variant --shared-memory-only
-grep -m1 "^kernels using shared memory" "$out/racecheck.log"
+grep -m1 "^kernels declaring shared memory" "$out/racecheck.log"
 grep -E "ran " "$out/racecheck.log" | head -20
 echo "== exhaustive checks: silu and sigmoid, every f32"
 python3 test/gpu/check_logistic_quotient.py --bundle out/bundles/logistic_all.mgb \

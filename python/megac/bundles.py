@@ -9,7 +9,6 @@ Used by the GPU correctness suite, the benchmark and the slots (megac.qwen35). L
 sequence is built (megac.load).
 """
 import os
-import re
 
 
 def index(directory):
@@ -97,30 +96,13 @@ def early_kernels(found):
     return names
 
 
-def _entry_bodies(ptx):
-    """{entry name: its text} of a PTX module: each `.entry` up to the brace that closes it, where its
-    shared-memory declarations and barriers sit."""
-    return {m.group(1): m.group(2) for m in re.finditer(r"\.entry\s+(\w+)\s*\((.*?)^\}", ptx, re.S | re.M)}
-
-
-def uses_shared_memory(entry, image_ptx):
-    """Whether a manifest kernel entry, in any of its variants, declares shared memory or waits at a barrier
-    in any of `image_ptx` (PTX texts, one a target): what compute-sanitizer's racecheck has to check."""
-    symbols = {entry["name"]} | {v["symbol"] for v in entry.get("variants", [])}
-    for ptx in image_ptx:
-        bodies = _entry_bodies(ptx)
-        if any(re.search(r"\.shared\b|\bbar\.|\bbarrier\.", bodies.get(s, "")) for s in symbols):
-            return True
-    return False
-
 
 def shared_memory_kernels(found):
-    """The names of the kernels of `found` ({kernel: path}, from index()) that use shared memory or barriers,
-    read from their bundles' PTX of every target (no runtime needed)."""
+    """The names of the kernels of `found` ({kernel: path}, from index()) that declare shared memory: the
+    manifest's `shared_bytes`, the most any of a kernel's variants declares on any target (no runtime needed).
+    What compute-sanitizer's racecheck has to check."""
     from . import bundle
     names = set()
     for path in sorted(set(found.values())):
-        b = bundle.read_file(path)
-        ptx = [b.image(im["target"], "ptx").decode() for im in b.manifest.get("images", []) if im["kind"] == "ptx"]
-        names |= {k["name"] for k in b.manifest.get("kernels", []) if uses_shared_memory(k, ptx)}
+        names |= {k["name"] for k in bundle.read_file(path).manifest.get("kernels", []) if k.get("shared_bytes", 0) > 0}
     return names

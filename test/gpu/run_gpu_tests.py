@@ -44,8 +44,8 @@ def parse_args():
                         "smallest shape (bytes moved) that reaches it, in each launch mode (megac.variant_cover): "
                         "the sanitizers' selection; --max-shapes then limits those")
     p.add_argument("--shared-memory-only", action="store_true",
-                   help="only the kernels that launch a kernel using shared memory or barriers in some variant "
-                        "(megac.bundles.shared_memory_kernels, from the bundles' PTX): racecheck's selection")
+                   help="only the kernels that launch a kernel declaring shared memory in some variant "
+                        "(megac.bundles.shared_memory_kernels: the manifests' shared_bytes): racecheck's selection")
     p.add_argument("--seed", type=int, default=None, help="base seed (default: from the clock: fresh inputs)")
     return p.parse_args()
 
@@ -137,8 +137,8 @@ def main():
         shared = megac.bundles.shared_memory_kernels(bundles)
         wanted = [n for n in wanted if n in reference.NAMES and set(reference.get(n).launches) & shared]
         if not wanted:  # racecheck on nothing would report no hazards
-            sys.exit(f"run_gpu_tests: no kernel in {opts.bundles} uses shared memory or barriers")
-        print(f"kernels using shared memory or barriers: {','.join(wanted)}", flush=True)
+            sys.exit(f"run_gpu_tests: no kernel in {opts.bundles} declares shared memory")
+        print(f"kernels declaring shared memory: {','.join(wanted)}", flush=True)
     results = {
         "commit": os.environ.get("MEGAC_COMMIT", "unknown"),
         "device": torch.cuda.get_device_name(),
