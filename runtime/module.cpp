@@ -33,7 +33,7 @@ struct ContextEntry {
   // context is destroyed: the driver was seen to crash on it).
   CUdeviceptr witness = 0;
   unsigned long long witnessId = 0;
-  int64_t sms = 0;
+  DeviceFacts device; // what variant conditions read of the context's device
   std::string image;
   std::vector<CUfunction> functions; // per kernel, per variant
 };
@@ -240,8 +240,10 @@ const ContextEntry &Module::entryFor(void *ctxHandle) const {
                         subject);
   int minor = attribute(api, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev,
                         subject);
-  e.sms =
+  e.device.sms =
       attribute(api, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev, subject);
+  e.device.l2Mb =
+      attribute(api, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, dev, subject) >> 20;
   const ImageInfo &img = manifest().images[selectImage(
       manifest(), major, minor, options_.allowPtxJit, source_)];
   e.image = std::string(imageKindName(img.kind)) + " " + img.target;
@@ -315,7 +317,7 @@ void Kernel::launch(const Arg *args, size_t count, void *stream,
   LaunchConfig c;
   // `early` in a variant's condition: whether this module launches
   // early-launch variants early (a variant may be chosen for that).
-  signature_.prepare(args, count, e.sms, grid, c, module_->options_.earlyLaunch);
+  signature_.prepare(args, count, e.device, grid, c, module_->options_.earlyLaunch);
   if (c.empty())
     return;
   CUfunction fn = e.functions[firstFunction_ + size_t(c.variant)];

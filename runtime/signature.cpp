@@ -179,8 +179,9 @@ KernelSignature::KernelSignature(KernelInfo info) : info_(std::move(info)) {
 
   // Names expressions may use: integer scalars by parameter index, then
   // `ctas` and `early` (variant conditions only), `sms` (grid and
-  // conditions) and the launch grid's x, y, z (bounds only).
-  std::vector<std::string> shapeNames(n + 6);
+  // conditions), the launch grid's x, y, z (bounds only) and `l2_mb`
+  // (variant conditions only).
+  std::vector<std::string> shapeNames(n + 7);
   for (size_t i = 0; i < n; ++i) {
     const ParamInfo &p = info_.params[i];
     for (size_t j = 0; j < i; ++j)
@@ -197,11 +198,13 @@ KernelSignature::KernelSignature(KernelInfo info) : info_(std::move(info)) {
   smsIndex_ = int(n + 1);
   earlyIndex_ = int(n + 2);
   gridIndex_ = int(n + 3);
+  l2Index_ = int(n + 6);
   std::vector<std::string> gridNames = shapeNames;
   gridNames[size_t(smsIndex_)] = "sms";
   std::vector<std::string> whenNames = gridNames;
   whenNames[size_t(ctasIndex_)] = "ctas";
   whenNames[size_t(earlyIndex_)] = "early";
+  whenNames[size_t(l2Index_)] = "l2_mb";
   // Bounds read the integer scalars and the launch grid (megac refuses
   // parameters named like it, as it does `ctas`).
   std::vector<std::string> boundNames = shapeNames;
@@ -309,13 +312,13 @@ void KernelSignature::refuse(size_t param, const std::string &why) const {
                  quoted(info_.params[param].name) + ": " + why);
 }
 
-void KernelSignature::prepare(const Arg *args, size_t count, int64_t sms,
+void KernelSignature::prepare(const Arg *args, size_t count, const DeviceFacts &device,
                               const Grid *grid, LaunchConfig &out, bool early) const {
   int argOf[kMaxParams];
   try {
     bindArgs(args, count, argOf, out);
     checkShapes(args, argOf, out);
-    computeGrid(grid, sms, early, out);
+    computeGrid(grid, device, early, out);
     checkBounds(args, argOf, out);
   } catch (const ExprError &e) {
     throw ArgError("megac: kernel " + quoted(info_.name) + ": " + e.what());
@@ -465,9 +468,9 @@ void KernelSignature::checkShapes(const Arg *args, const int *argOf,
   }
 }
 
-void KernelSignature::computeGrid(const Grid *grid, int64_t sms, bool early,
+void KernelSignature::computeGrid(const Grid *grid, const DeviceFacts &device, bool early,
                                   LaunchConfig &out) const {
-  out.env[smsIndex_] = sms;
+  out.env[smsIndex_] = device.sms;
   int64_t g[3];
   if (grid) {
     g[0] = grid->x, g[1] = grid->y, g[2] = grid->z;
@@ -480,12 +483,13 @@ void KernelSignature::computeGrid(const Grid *grid, int64_t sms, bool early,
   if (__builtin_mul_overflow(g[0], g[1], &ctas) || __builtin_mul_overflow(ctas, g[2], &ctas))
     throw ArgError("megac: kernel " + quoted(info_.name) + ": grid " + dims(g, 3) +
                    " has more than 2^63 CTAs");
-  out.variant = selectVariant(out.env, ctas, sms, early);
+  out.variant = selectVariant(out.env, ctas, device, early);
   if (out.variant < 0)
-    throw ArgError(
-        "megac: kernel " + quoted(info_.name) +
-        ": no variant's condition holds (ctas = " + std::to_string(ctas) +
-        ", sms = " + std::to_string(sms) + ", early = " + (early ? "1" : "0") + ")");
+    throw ArgError("megac: kernel " + quoted(info_.name) +
+                   ": no variant's condition holds (ctas = " + std::to_string(ctas) +
+                   ", sms = " + std::to_string(device.sms) +
+                   ", l2_mb = " + std::to_string(device.l2Mb) +
+                   ", early = " + (early ? "1" : "0") + ")");
   if (!grid && !info_.variants[size_t(out.variant)].grid.empty())
     evalGrid(out.variant, out.env, g);
   static constexpr int64_t kLimit[3] = {INT32_MAX, 65535, 65535};
@@ -505,9 +509,10 @@ void KernelSignature::computeGrid(const Grid *grid, int64_t sms, bool early,
 }
 
 int KernelSignature::selectVariant(int64_t *env, int64_t ctas,
-                                   int64_t sms, bool early) const {
+                                   const DeviceFacts &device, bool early) const {
   env[ctasIndex_] = ctas;
-  env[smsIndex_] = sms;
+  env[smsIndex_] = device.sms;
+  env[l2Index_] = device.l2Mb;
   env[earlyIndex_] = early ? 1 : 0;
   for (size_t v = 0; v < when_.size(); ++v)
     if (when_[v].eval(env) != 0)

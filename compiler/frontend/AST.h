@@ -69,7 +69,7 @@ struct VarDecl {
     Let,         // let x = ...; (also helper parameters bound at inlining)
     LoopIndex,   // for i in range(...)
     KernelParam, // runtime kernel argument; see KernelDecl::params[paramIndex]
-    LaunchVar,   // `ctas` / `sms` / `early` inside @variant(when = ...)
+    LaunchVar,   // `ctas` / `sms` / `early` / `l2_mb` inside @variant(when = ...)
   };
   Kind kind = Kind::Let;
   std::string name;
@@ -489,7 +489,7 @@ struct AttributeSyntax {
 /// `@variant(name, maxnreg = N, min_ctas_per_sm = N, num_warps = N,
 /// tile_division = 0|1, tree_reductions = 0|1, fused_reductions = 0|1, early_launch = 0|1,
 /// when = cond)`: an alternative compilation picked at launch when `when` holds
-/// (over scalar params, constants, `ctas` and `sms`).
+/// (over scalar params, constants, `ctas`, `sms`, `early` and `l2_mb`).
 struct Variant {
   std::string name;
   SourceRange range;
@@ -534,7 +534,7 @@ struct KernelDecl {
   bool explicitTrigger = false;
   std::vector<ExprPtr> grid; // 0-3 scalar integer exprs; empty: grid (1)
   std::vector<Variant> variants;
-  /// `ctas` and `sms`, referenced from Variant::when.
+  /// `ctas`, `sms`, `early` and `l2_mb`, referenced from Variant::when.
   std::vector<std::unique_ptr<VarDecl>> launchVars;
 };
 

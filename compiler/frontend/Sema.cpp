@@ -35,6 +35,9 @@ void Sema::reportUnknownName(SourceRange r, const std::string &name) {
   for (const auto &[n, sym] : globals_)
     candidates.push_back(n);
   std::string hint = hintForUnknownName(name);
+  // What the runtime knows only once it picks a variant at the launch.
+  if (name == "ctas" || name == "sms" || name == "early" || name == "l2_mb")
+    hint = "'" + name + "' is known only in a variant's condition, @variant(name, when = ...)";
   if (hint.empty())
     hint = didYouMean(name, candidates);
   error(r, "unknown name '" + name.substr(0, 64) + "'", hint);

@@ -155,11 +155,12 @@ void Sema::checkKernel(KernelDecl &k) {
     // parameter so named would make its manifest unreadable (`min`) or mean
     // one thing to the language and another to the runtime (`sms`).
     if (p.var->name == "ctas" || p.var->name == "sms" || p.var->name == "early" ||
-        p.var->name == "grid_x" || p.var->name == "grid_y" || p.var->name == "grid_z" ||
-        p.var->name == "cdiv" || p.var->name == "min" || p.var->name == "max")
+        p.var->name == "l2_mb" || p.var->name == "grid_x" || p.var->name == "grid_y" ||
+        p.var->name == "grid_z" || p.var->name == "cdiv" || p.var->name == "min" ||
+        p.var->name == "max")
       error(p.var->range, "a kernel parameter cannot be named '" + p.var->name + "'",
-            "in its launch expressions the runtime reads 'ctas', 'sms', 'early' and 'grid_x', 'grid_y', "
-            "'grid_z' as the launch's and 'cdiv', 'min' and 'max' as its functions; rename it");
+            "in its launch expressions the runtime reads 'ctas', 'sms', 'early', 'l2_mb' and 'grid_x', "
+            "'grid_y', 'grid_z' as the launch's and 'cdiv', 'min' and 'max' as its functions; rename it");
     if (resolveTypeRef(p.typeRef))
       p.var->type = p.typeRef.resolved;
     declareVar(*p.var);
@@ -200,7 +201,7 @@ void Sema::checkParam(ParamDecl &p) {
 }
 
 /// Grid, shape and `when` expressions are evaluated by the runtime: only
-/// scalar params, constants (and in `when`, ctas, sms and early) may appear.
+/// scalar params, constants (and in `when`, ctas, sms, early and l2_mb) may appear.
 void Sema::checkLaunchExpr(ExprPtr &e, const char *what, bool wantBool) {
   checkExpr(e);
   if (e->type.isInvalid())
@@ -255,7 +256,7 @@ bool Sema::checkRuntimeEvaluable(const Expr &e, const char *what) {
   case ExprKind::BoolLit:
     return true;
   case ExprKind::Name:
-    // Scalar parameters, ctas, sms and early (constants folded above).
+    // Scalar parameters, ctas, sms, early and l2_mb (constants folded above).
     return e.type.isScalar() && !e.type.isPointer()
                ? true
                : refuse(e, "'" + cast<NameExpr>(&e)->name + "' (" + e.type.str() + ")");
@@ -433,11 +434,13 @@ void Sema::checkVariant(KernelDecl &k, AttributeSyntax &a) {
   if (v.name == "default")
     error(name->range, "'default' names the kernel's own body, the variant taken when no other's condition holds",
           "give this variant another name");
-  // What the runtime knows at the launch: the grid's CTAs, the SMs, and
-  // whether it launches early-launch variants early (LoadOptions::earlyLaunch).
+  // What the runtime knows at the launch: the grid's CTAs, the device's SMs
+  // and L2 size in MiB (which tells an H100 from an H200: both have 132 SMs),
+  // and whether it launches early-launch variants early
+  // (LoadOptions::earlyLaunch).
   if (k.launchVars.empty())
     for (auto [var, kind] : {std::pair{"ctas", ScalarKind::I64}, std::pair{"sms", ScalarKind::I64},
-                             std::pair{"early", ScalarKind::I1}}) {
+                             std::pair{"early", ScalarKind::I1}, std::pair{"l2_mb", ScalarKind::I64}}) {
       auto decl = std::make_unique<VarDecl>();
       decl->kind = VarDecl::Kind::LaunchVar;
       decl->name = var;

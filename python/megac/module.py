@@ -131,16 +131,17 @@ class Kernel:
                 out.append(_scalar_arg(rt, self.name, p, v))
         return out
 
-    def prepare(self, *args, sms=132, grid=None, **kwargs):
+    def prepare(self, *args, sms=132, l2_mb=60, grid=None, **kwargs):
         """What a launch would do (grid, block, variant, and whether that variant is compiled to be launched early)
-        without launching: needs no GPU. The variant is chosen as this module launches (`early` in a variant's
-        condition is the module's early_launch)."""
+        without launching: needs no GPU. The variant is chosen as this module launches on a device of `sms` SMs
+        and `l2_mb` MiB of L2 (an H200's by default; `early` in a variant's condition is the module's
+        early_launch)."""
         sig = self._module._signature(self.name)
         if callable(grid):
             named = dict(zip((p["name"] for p in self.params), args))
             named.update(kwargs)
             grid = grid(named)
-        return sig.prepare(self.bind(*args, **kwargs), sms, _grid(grid), self._module.early_launch)
+        return sig.prepare(self.bind(*args, **kwargs), sms, _grid(grid), self._module.early_launch, l2_mb)
 
     def __call__(self, *args, grid=None, stream=None, **kwargs):
         """Launch on `stream` (default: torch's current stream). grid: None (the manifest's grid rule), a

@@ -16,6 +16,7 @@ from .module import RawTensor
 from .reference import attn_plan
 
 SMS = 132  # the H200's and H100's SM count: the count the variants' thresholds were measured with
+L2_MB = 60  # the H200's L2 in MiB (the H100's is 50): what `l2_mb` in a variant's condition reads
 
 
 def launch_scalars(shape, sms=SMS):
@@ -36,10 +37,10 @@ def manifest_value(expr, scalars):
     return eval(py, {"__builtins__": {}}, {"cdiv": lambda a, b: -(-a // b), **scalars})
 
 
-def prepare(kernel, shape, sms=SMS):
+def prepare(kernel, shape, sms=SMS, l2_mb=L2_MB):
     """The launch `kernel` (a megac Kernel) would make at `shape` (launch_scalars' dict; scalars it does not
-    name are 1), as Kernel.prepare returns it: grid, block, variant, early_launch. Its tensors are raw
-    addresses, never touched."""
+    name are 1) on a device of `sms` SMs and `l2_mb` MiB of L2, as Kernel.prepare returns it: grid, block,
+    variant, early_launch. Its tensors are raw addresses, never touched."""
     scalars = {p["name"]: shape.get(p["name"], 1) for p in kernel.params if p["kind"] == "scalar"}
     args = {}
     for i, p in enumerate(kernel.params):
@@ -48,22 +49,22 @@ def prepare(kernel, shape, sms=SMS):
             args[p["name"]] = RawTensor(0x100000 * (i + 1), p["dtype"], dims)
         else:
             args[p["name"]] = scalars[p["name"]]
-    return kernel.prepare(sms=sms, **args)
+    return kernel.prepare(sms=sms, l2_mb=l2_mb, **args)
 
 
-def variants(kernels, shape, sms=SMS):
+def variants(kernels, shape, sms=SMS, l2_mb=L2_MB):
     """The (kernel name, variant) pairs a launch sequence (megac Kernels, in order) makes at `shape`."""
     scalars = launch_scalars(shape, sms)
-    return [(k.name, prepare(k, scalars, sms)["variant"]) for k in kernels]
+    return [(k.name, prepare(k, scalars, sms, l2_mb)["variant"]) for k in kernels]
 
 
-def cover(kernels, shapes, sms=SMS, size=None):
+def cover(kernels, shapes, sms=SMS, l2_mb=L2_MB, size=None):
     """The shapes of `shapes`, smallest first by `size(shape)` where given (else in their order), each
     launching a (kernel, variant) pair of the sequence `kernels` that no shape kept before it launches:
     together every pair the shapes reach, each at the first (smallest) shape that reaches it."""
     seen, kept = set(), []
     for shape in sorted(shapes, key=size) if size else shapes:
-        pairs = set(variants(kernels, shape, sms))
+        pairs = set(variants(kernels, shape, sms, l2_mb))
         if not pairs <= seen:
             seen |= pairs
             kept.append(shape)

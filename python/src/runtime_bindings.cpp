@@ -193,14 +193,15 @@ void bindRuntime(py::module_ &m) {
       }), py::arg("bundle"), py::arg("kernel"))
       .def_property_readonly("name", &KernelSignature::name)
       .def("prepare", [](const KernelSignature &sig, const std::vector<Arg> &args,
-                         int64_t sms, const py::object &grid, bool early) {
+                         int64_t sms, const py::object &grid, bool early, int64_t l2Mb) {
         auto g = optionalGrid(grid);
         LaunchConfig config;
-        sig.prepare(args.data(), args.size(), sms, g.get(), config, early);
+        sig.prepare(args.data(), args.size(), DeviceFacts{sms, l2Mb}, g.get(), config, early);
         return prepareToDict(sig, config);
       }, py::arg("args"), py::arg("sms") = 132, py::arg("grid") = py::none(),
-         py::arg("early") = false,
-         "Grid, block, shared bytes and variant a launch with these arguments would use.");
+         py::arg("early") = false, py::arg("l2_mb") = 60,
+         "Grid, block, shared bytes and variant a launch with these arguments would use on a device of "
+         "`sms` SMs and `l2_mb` MiB of L2 (an H200's by default).");
 }
 
 } // namespace megac::python

@@ -20,14 +20,16 @@ from megac.reference.shapes import every_shape  # noqa: E402
 
 ROOT = os.environ.get("MEGAC_SOURCE_DIR") or os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 SMS = 132  # the H200 the thresholds were measured on
+# `l2_mb` in a condition, the device's L2 in MiB, tells the two cards apart (both have 132 SMs)
+L2_MB = {"H200": 60, "H100": 50}
 
 
 def _shared_act_quant(s, grid):
     large = s["M"] * s["I"] > 1 << 20
     if s["I"] % 1024 == 0:
         return "row1024"
-    if s["I"] % 512 == 0:  # I = 512: [1, 512] blocks of 2 warps on large grids, [2, 512] on small ones
-        return "r1c512" if large else "r2c512"
+    if s["I"] % 512 == 0:  # I = 512: [1, 512] blocks of 2 warps on the H200's large grids, else [2, 512]
+        return "r1c512" if large and s["l2_mb"] >= 55 else "r2c512"
     if s["I"] % 256 == 0 and large:  # [4, 256] blocks: whole 512-byte rows a warp (I = 256)
         return "r4c256"
     return "default"
@@ -147,16 +149,18 @@ def kernels(modules):
     return found
 
 
+@pytest.mark.parametrize("card", sorted(L2_MB))
 @pytest.mark.parametrize("name", sorted(EXPECTED))
-def test_each_shape_launches_the_measured_variant(name, kernels):
+def test_each_shape_launches_the_measured_variant(name, card, kernels):
+    """On each card (the expectations read its L2 size as the shape's `l2_mb`)."""
     kernel, entry = kernels[name]
     ref_name, expected = EXPECTED[name]
     names = {v["name"] for v in entry["variants"]}
     wrong = []
     for shape in every_shape(ref_name):
         shape = variant_cover.launch_scalars(shape, SMS)
-        launch = variant_cover.prepare(kernel, shape, SMS)
-        want = expected(shape, launch["grid"])
+        launch = variant_cover.prepare(kernel, shape, SMS, L2_MB[card])
+        want = expected(dict(shape, l2_mb=L2_MB[card]), launch["grid"])
         assert want in names, f"{name}: no variant '{want}' (has {sorted(names)})"
         if launch["variant"] != want:
             wrong.append(f"{shape}: {launch['variant']} (expected {want})")

@@ -130,7 +130,10 @@ def main():
     if not torch.cuda.is_available():
         sys.exit("run_gpu_tests: no CUDA device visible to torch")
     base_seed = opts.seed if opts.seed is not None else int(time.time()) % 100000
-    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    props = torch.cuda.get_device_properties(0)
+    # What the runtime's variant conditions read of this device (`sms`, `l2_mb`): the cover is of the variants
+    # this card launches.
+    sms, l2_mb = props.multi_processor_count, props.L2_cache_size >> 20
     wanted = [k for k in opts.kernels.split(",") if k] or list(reference.NAMES)
     bundles, problems = megac.bundles.index(opts.bundles)
     if opts.shared_memory_only:
@@ -183,10 +186,11 @@ def main():
             entry.update(status="ran", bundle=path, shapes=[])
             picked = shapes
             if opts.every_variant:
-                picked = variant_cover.cover(kernel.kernels, shapes, sms, size=lambda s: ref_kernel.bytes_moved(**s))
+                picked = variant_cover.cover(kernel.kernels, shapes, sms, l2_mb,
+                                             size=lambda s: ref_kernel.bytes_moved(**s))
             picked = picked[:opts.max_shapes or None]  # of those --shape and --every-variant picked
             if opts.every_variant:
-                entry["variants"] = [variant_cover.variants(kernel.kernels, s, sms) for s in picked]
+                entry["variants"] = [variant_cover.variants(kernel.kernels, s, sms, l2_mb) for s in picked]
             run_shapes(torch, testing, label, entry, kernel, ref_kernel, picked, base_seed, results)
             if "aborted" in results:
                 break

@@ -186,12 +186,18 @@ TEST(SemaErrors, LaunchExpressionsTheRuntimeCannotEvaluate) {
               arithmetic + ", so a cast may only widen (the runtime would not wrap the value)");
   expectError("@grid(n as u32)\nkernel k(n: i32) {}",
               "a cast from i32 to u32 cannot appear in a grid dimension");
-  const std::string names = "in its launch expressions the runtime reads 'ctas', 'sms', 'early' and 'grid_x', "
-                            "'grid_y', 'grid_z' as the launch's and 'cdiv', 'min' and 'max' as its functions; "
-                            "rename it";
-  for (const char *name : {"ctas", "sms", "early", "grid_x", "grid_y", "grid_z", "cdiv", "min", "max"})
+  const std::string names = "in its launch expressions the runtime reads 'ctas', 'sms', 'early', 'l2_mb' and "
+                            "'grid_x', 'grid_y', 'grid_z' as the launch's and 'cdiv', 'min' and 'max' as its "
+                            "functions; rename it";
+  for (const char *name : {"ctas", "sms", "early", "l2_mb", "grid_x", "grid_y", "grid_z", "cdiv", "min", "max"})
     expectError(std::string("kernel k(x: *f32[n], n: i32, ") + name + ": i32) {}",
                 std::string("a kernel parameter cannot be named '") + name + "'", names);
+  // The launch's names exist in a variant's condition only.
+  for (std::string name : {"ctas", "sms", "early", "l2_mb"}) {
+    const std::string hint = "'" + name + "' is known only in a variant's condition, @variant(name, when = ...)";
+    expectError("@grid(" + name + ")\nkernel k(x: *f32[4]) {}", "unknown name '" + name + "'", hint);
+    expectError("kernel k(x: *f32[4], n: i64) { let a = n + " + name + "; }", "unknown name '" + name + "'", hint);
+  }
 }
 
 TEST(SemaErrors, Constants) {

@@ -43,14 +43,14 @@ TEST(Allocation, PrepareAllocatesNothing) {
   LaunchConfig c;
   long before = allocations.load();
   for (int i = 0; i < 100; ++i) {
-    vectorAdd.prepare(add, 3, 132, nullptr, c);
-    gdn.prepare(core, 4, 132, nullptr, c);
+    vectorAdd.prepare(add, 3, test::kH200, nullptr, c);
+    gdn.prepare(core, 4, test::kH200, nullptr, c);
   }
   EXPECT_EQ(allocations.load() - before, 0);
   EXPECT_EQ(c.variant, 0); // 300 CTAs on 132 SMs: the capped variant
   // The counter works: a refusal builds its message on the heap.
   add[0].dtype = DType::bf16;
-  EXPECT_THROW(vectorAdd.prepare(add, 3, 132, nullptr, c), std::exception);
+  EXPECT_THROW(vectorAdd.prepare(add, 3, test::kH200, nullptr, c), std::exception);
   EXPECT_GT(allocations.load() - before, 0);
 }
 

@@ -370,9 +370,9 @@ TEST(FakeDriver, NoModuleLeftLoaded) {
 // One module on two devices (docs/runtime.md: a launch runs in the current
 // context): loaded for device 1, it launches in device 1's primary context
 // and, once device 0's is current, loads itself there and launches too; each
-// context chooses the variant by its own device's SM count. A one-GPU
-// machine skips; the stand-in driver has two devices (132 and 114 SMs), and
-// there the launches show which variant ran.
+// context chooses the variant by its own device's SM count and L2 size. A
+// one-GPU machine skips; the stand-in driver has two devices (132 SMs and
+// 60 MiB of L2, 114 and 50), and there the launches show which variant ran.
 TEST(Gpu, OneModuleOnTwoDevices) {
   REQUIRE_GPU();
   const CudaDriver &api = cudaDriver();
@@ -384,9 +384,14 @@ TEST(Gpu, OneModuleOnTwoDevices) {
     GTEST_SKIP() << "one device";
   }
   Bundle b = fillBundle();
-  // First whose `when` holds: two warps where the device has more than 120 SMs.
-  b.manifest.kernels[0].variants.insert(b.manifest.kernels[0].variants.begin(),
-                                        {"many_sms", "fill", 0, 0, "sms > 120", 2, {}, {}, {}});
+  // First whose `when` holds: two warps where the device has more than 120 SMs
+  // and 55 MiB of L2, one where it has 50 to 55 MiB (each with the grid its
+  // CTA size needs); an L2 size left unread (0) takes neither.
+  std::vector<VariantInfo> &variants = b.manifest.kernels[0].variants;
+  variants.insert(variants.begin(),
+                  {"many_sms", "fill", 0, 0, "sms > 120 && l2_mb > 55", 2, {"cdiv(n, 64)", "1", "1"}, {}, {}});
+  variants.insert(variants.begin() + 1,
+                  {"small_l2", "fill", 0, 0, "l2_mb >= 50 && l2_mb < 55", 1, {"cdiv(n, 32)", "1", "1"}, {}, {}});
   std::string bytes = writeBundle(b);
   LoadOptions onDevice1;
   onDevice1.device = 1;
@@ -417,8 +422,8 @@ TEST(Gpu, OneModuleOnTwoDevices) {
   EXPECT_EQ(fillIn(primary0, 2.0f, block0), "");
   EXPECT_EQ(fillIn(primary1, 3.0f, block1), "");
   if (fakeLastLaunch()) {
-    EXPECT_EQ(block0, 64u);  // 132 SMs: many_sms
-    EXPECT_EQ(block1, 128u); // 114 SMs: the kernel's 4 warps
+    EXPECT_EQ(block0, 64u); // 132 SMs, 60 MiB: many_sms
+    EXPECT_EQ(block1, 32u); // 114 SMs, 50 MiB: small_l2
   }
   module.reset();
   api.cuDevicePrimaryCtxRelease(dev0);

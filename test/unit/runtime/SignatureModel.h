@@ -44,7 +44,7 @@ class Model {
 public:
   explicit Model(const KernelInfo &kernel) : k(kernel) {
     const size_t n = k.params.size();
-    names.assign(n + 6, "");
+    names.assign(n + 7, "");
     for (size_t i = 0; i < n; ++i)
       if (k.params[i].kind == ParamKind::Scalar && isInteger(k.params[i].dtype))
         names[i] = k.params[i].name;
@@ -53,6 +53,7 @@ public:
     whenNames = gridNames;
     whenNames[n] = "ctas";
     whenNames[n + 2] = "early";
+    whenNames[n + 6] = "l2_mb";
     // Bounds read the scalars and the launch grid.
     boundNames = names;
     const char *axes[3] = {"grid_x", "grid_y", "grid_z"};
@@ -92,7 +93,8 @@ public:
   }
   const std::vector<std::string> &shapeNames() const { return names; }
 
-  Outcome predict(const std::vector<Arg> &args, int64_t sms, const Grid *grid, bool early) const {
+  Outcome predict(const std::vector<Arg> &args, const DeviceFacts &device, const Grid *grid,
+                  bool early) const {
     Outcome o;
     auto refuse = [&](std::string why) {
       o.refusal = std::move(why);
@@ -109,7 +111,7 @@ public:
       if (!(omitting && isInferable(i)))
         argOf[i] = int(next++);
 
-    std::vector<int64_t> env(n + 6, 0);
+    std::vector<int64_t> env(n + 7, 0);
     for (size_t i = 0; i < n; ++i) {
       const ParamInfo &p = k.params[i];
       if (argOf[i] < 0)
@@ -174,7 +176,7 @@ public:
       }
     }
 
-    env[n + 1] = sms;
+    env[n + 1] = device.sms;
     int64_t g[3];
     for (int d = 0; d < 3; ++d) {
       std::optional<int64_t> v = grid ? std::optional<int64_t>((&grid->x)[d])
@@ -188,6 +190,7 @@ public:
       return refuse("grid overflows");
     env[n] = ctas;
     env[n + 2] = early ? 1 : 0;
+    env[n + 6] = device.l2Mb;
     for (size_t v = 0; v < k.variants.size() && o.variant < 0; ++v) {
       if (k.variants[v].when.empty()) {
         o.variant = int(v);

@@ -23,7 +23,7 @@ using Draw = std::function<uint64_t(uint64_t)>;
 
 struct Launch {
   std::vector<Arg> args;
-  int64_t sms = 132;
+  DeviceFacts device{132, 60};
   bool hasGrid = false;
   Grid grid;
   bool early = false;
@@ -98,7 +98,9 @@ inline Launch drawLaunch(const Model &m, const Draw &draw) {
     }
   }
   if (draw(8) == 0)
-    l.sms = int64_t(draw(300));
+    l.device.sms = int64_t(draw(300));
+  if (draw(8) == 0)
+    l.device.l2Mb = int64_t(draw(200));
   if (draw(8) == 0) {
     // Around CUDA's limits (2^31 - 1, 65535, 65535) as often as not.
     static const int64_t edge[] = {0, 1, 2, 65535, 65536, INT32_MAX, int64_t(INT32_MAX) + 1, -1};
@@ -208,7 +210,7 @@ inline std::string describe(const Launch &l) {
       s << "infer ";
     }
   }
-  s << "sms=" << l.sms << " early=" << l.early;
+  s << "sms=" << l.device.sms << " l2_mb=" << l.device.l2Mb << " early=" << l.early;
   if (l.hasGrid)
     s << " grid=" << l.grid.x << "," << l.grid.y << "," << l.grid.z;
   if (!l.mistake.empty())
@@ -219,11 +221,11 @@ inline std::string describe(const Launch &l) {
 /// What a launch did: "" when the runtime and the model agree, else why not.
 /// `accepted` says whether both accepted.
 inline std::string check(const KernelSignature &sig, const Model &m, const Launch &l, bool &accepted) {
-  Outcome want = m.predict(l.args, l.sms, l.hasGrid ? &l.grid : nullptr, l.early);
+  Outcome want = m.predict(l.args, l.device, l.hasGrid ? &l.grid : nullptr, l.early);
   LaunchConfig got;
   std::string refusal;
   try {
-    sig.prepare(l.args.data(), l.args.size(), l.sms, l.hasGrid ? &l.grid : nullptr, got, l.early);
+    sig.prepare(l.args.data(), l.args.size(), l.device, l.hasGrid ? &l.grid : nullptr, got, l.early);
   } catch (const ArgError &e) {
     refusal = e.what();
     if (refusal.rfind("megac: kernel '" + sig.name() + "'", 0) != 0)

@@ -68,7 +68,7 @@ KernelInfo everyDtypeKernel() {
   k.params.push_back({"t_f8", ParamKind::Tensor, DType::f8e4m3, 4, {"2 * d", "n / 8"}, 1});
   k.params.push_back({"t_f4", ParamKind::Tensor, DType::f4e2m1x2, 1, {"n"}, 1});
   k.params.push_back({"t_one", ParamKind::Tensor, DType::i32, 8, {}, 1});
-  VariantInfo wide{"wide", "every_dtype__wide", 0, 0, "ctas > 4 * sms && early", 8, {"n", "1", "1"}, {}, {}};
+  VariantInfo wide{"wide", "every_dtype__wide", 0, 0, "ctas > 4 * sms && early && l2_mb >= 40", 8, {"n", "1", "1"}, {}, {}};
   VariantInfo odd{"odd", "every_dtype__odd", 0, 0, "n / (d - 1) > 2", 0, {}, {}, {}};
   odd.bounds = {{"t_f8", "load", "k.mega:3:9", "", "0", "16 / (d - 2) - 1", "", ""}};
   VariantInfo base{"default", "every_dtype", 0, 0, "", 0, {}, {}, {}};

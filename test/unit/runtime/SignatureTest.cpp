@@ -31,7 +31,7 @@ std::string refusal(const KernelSignature &sig, const std::vector<Arg> &args,
                     const Grid *grid = nullptr) {
   LaunchConfig config;
   try {
-    sig.prepare(args.data(), args.size(), 132, grid, config);
+    sig.prepare(args.data(), args.size(), test::kH200, grid, config);
   } catch (const ArgError &e) {
     return e.what();
   }
@@ -54,7 +54,7 @@ TEST(Signature, AcceptsGoodArgumentsAndPacksThem) {
   KernelSignature sig(test::vectorAddKernel());
   std::vector<Arg> args = vectorAddArgs(4096);
   LaunchConfig c;
-  sig.prepare(args.data(), args.size(), 132, nullptr, c);
+  sig.prepare(args.data(), args.size(), test::kH200, nullptr, c);
   EXPECT_EQ(c.grid[0], 4u);
   EXPECT_EQ(c.grid[1], 1u);
   EXPECT_EQ(c.block[0], 128u);
@@ -154,7 +154,7 @@ TEST(Signature, RefusesNonContiguous) {
       Arg::tensor(kPtr, DType::bf16, {1, 8, 128, 128}, {999, 16384, 128, 1});
   args[2] = Arg::scalar(DType::i32, 1);
   LaunchConfig c;
-  EXPECT_NO_THROW(sig.prepare(args.data(), args.size(), 132, nullptr, c));
+  EXPECT_NO_THROW(sig.prepare(args.data(), args.size(), test::kH200, nullptr, c));
 }
 
 TEST(Signature, RefusesNegativeDimensions) {
@@ -185,7 +185,7 @@ TEST(Signature, AcceptsAnEmptyTensorWithAnyStrides) {
   std::vector<Arg> args = vectorAddArgs(0);
   args[0] = Arg::tensor(kPtr, DType::f32, {0}, {7});
   LaunchConfig c;
-  EXPECT_NO_THROW(sig.prepare(args.data(), args.size(), 132, nullptr, c));
+  EXPECT_NO_THROW(sig.prepare(args.data(), args.size(), test::kH200, nullptr, c));
   EXPECT_TRUE(c.empty());
   args = vectorAddArgs(16);
   args[0] = Arg::tensor(kPtr, DType::f32, {16}, {7});
@@ -257,7 +257,7 @@ TEST(Signature, RefusesTensorsPastThirtyTwoBitOffsets) {
             "megac: kernel 'vector_add': parameter 'n': value 2147483648 does not fit i32");
   LaunchConfig c;
   std::vector<Arg> largest = vectorAddArgs(INT32_MAX - 15); // the largest multiple of 16 below 2^31
-  KernelSignature(test::vectorAddKernel()).prepare(largest.data(), largest.size(), 132, nullptr, c);
+  KernelSignature(test::vectorAddKernel()).prepare(largest.data(), largest.size(), test::kH200, nullptr, c);
   EXPECT_EQ(c.grid[0], 2097152u);
 }
 
@@ -266,13 +266,13 @@ TEST(Signature, InfersOmittedScalars) {
   std::vector<Arg> args = vectorAddArgs(2048);
   args.pop_back();
   LaunchConfig c;
-  sig.prepare(args.data(), args.size(), 132, nullptr, c);
+  sig.prepare(args.data(), args.size(), test::kH200, nullptr, c);
   EXPECT_EQ(*static_cast<int32_t *>(c.params[3]), 2048);
   EXPECT_EQ(c.grid[0], 2u);
 
   args.push_back(Arg::infer());
   LaunchConfig c2;
-  sig.prepare(args.data(), args.size(), 132, nullptr, c2);
+  sig.prepare(args.data(), args.size(), test::kH200, nullptr, c2);
   EXPECT_EQ(*static_cast<int32_t *>(c2.params[3]), 2048);
 }
 
@@ -312,7 +312,7 @@ TEST(Signature, PacksScalarsByDtype) {
       Arg::scalar(DType::f16, -2.0), Arg::scalar(DType::i64, -5),
       Arg::scalar(DType::u8, 255)};
   LaunchConfig c;
-  sig.prepare(args.data(), args.size(), 132, nullptr, c);
+  sig.prepare(args.data(), args.size(), test::kH200, nullptr, c);
   EXPECT_EQ(*static_cast<float *>(c.params[0]), 1.5f);
   EXPECT_EQ(*static_cast<uint16_t *>(c.params[1]), 0x3F80);
   EXPECT_EQ(*static_cast<uint16_t *>(c.params[2]), 0xC000);
@@ -334,7 +334,7 @@ TEST(Signature, RefusesAFiniteFloatPastItsDtype) {
   KernelSignature sig(k);
   std::vector<Arg> args = {Arg::scalar(DType::f32, 3.4e38), Arg::scalar(DType::f16, 65519.0)};
   LaunchConfig c;
-  EXPECT_NO_THROW(sig.prepare(args.data(), args.size(), 132, nullptr, c));
+  EXPECT_NO_THROW(sig.prepare(args.data(), args.size(), test::kH200, nullptr, c));
   args = {Arg::scalar(DType::f32, 1e39), Arg::scalar(DType::f16, 1.0)};
   EXPECT_EQ(refusal(sig, args), "megac: kernel 'scalars': parameter 'a': value 1e+39 is past the range "
                                 "of f32 (it would be infinity; pass inf if that is meant)");
@@ -342,7 +342,7 @@ TEST(Signature, RefusesAFiniteFloatPastItsDtype) {
   EXPECT_EQ(refusal(sig, args), "megac: kernel 'scalars': parameter 'b': value 65520 is past the range "
                                 "of f16 (it would be infinity; pass inf if that is meant)");
   args = {Arg::scalar(DType::f32, HUGE_VAL), Arg::scalar(DType::f16, -HUGE_VAL)};
-  EXPECT_NO_THROW(sig.prepare(args.data(), args.size(), 132, nullptr, c));
+  EXPECT_NO_THROW(sig.prepare(args.data(), args.size(), test::kH200, nullptr, c));
 }
 
 /// vector_add compiled without its mask: its loads and stores reach
@@ -362,7 +362,7 @@ TEST(Signature, RefusesALaunchPastATensor) {
   KernelSignature sig(unmaskedVectorAdd());
   LaunchConfig c;
   std::vector<Arg> args = vectorAddArgs(2048);
-  EXPECT_NO_THROW(sig.prepare(args.data(), args.size(), 132, nullptr, c));
+  EXPECT_NO_THROW(sig.prepare(args.data(), args.size(), test::kH200, nullptr, c));
   EXPECT_EQ(refusal(sig, vectorAddArgs(1040)),
             "megac: kernel 'vector_add': parameter 'x': the load at add.mega:4:14 would read element "
             "2047, past its 1040 elements (shape [1040]) for these arguments (grid [2, 1, 1], n = "
@@ -375,7 +375,7 @@ TEST(Signature, RefusesALaunchPastATensor) {
             "2048): a mask missing in the kernel, or arguments it does not support");
   // Nothing runs on an empty grid: nothing to refuse.
   Grid none{0, 1, 1};
-  EXPECT_NO_THROW(sig.prepare(args.data(), args.size(), 132, &none, c));
+  EXPECT_NO_THROW(sig.prepare(args.data(), args.size(), test::kH200, &none, c));
 }
 
 // Bounds are the chosen variant's; one that runs only under a condition (its
@@ -390,13 +390,13 @@ TEST(Signature, ChecksTheChosenVariantsBounds) {
   KernelSignature sig(k);
   LaunchConfig c;
   std::vector<Arg> args = vectorAddArgs(16);
-  EXPECT_NO_THROW(sig.prepare(args.data(), args.size(), 132, nullptr, c));
+  EXPECT_NO_THROW(sig.prepare(args.data(), args.size(), test::kH200, nullptr, c));
   EXPECT_EQ(refusal(sig, vectorAddArgs(32)),
             "megac: kernel 'vector_add': parameter 'out': the store at add.mega:9:5 (variant 'small') "
             "would write element -2016, before its first for these arguments (grid [1, 1, 1], n = "
             "32): a mask missing in the kernel, or arguments it does not support");
   args = vectorAddArgs(2048);
-  EXPECT_NO_THROW(sig.prepare(args.data(), args.size(), 132, nullptr, c));
+  EXPECT_NO_THROW(sig.prepare(args.data(), args.size(), test::kH200, nullptr, c));
   EXPECT_EQ(refusal(sig, vectorAddArgs(4096)),
             "megac: kernel 'vector_add': expression '1024 / (n - 4096)': division by zero");
 }
@@ -411,7 +411,7 @@ TEST(Signature, RemembersOnlyWhatItChecked) {
   LaunchConfig c;
   std::vector<Arg> good = vectorAddArgs(2048);
   for (int i = 0; i < 3; ++i)
-    EXPECT_NO_THROW(sig.prepare(good.data(), good.size(), 132, nullptr, c));
+    EXPECT_NO_THROW(sig.prepare(good.data(), good.size(), test::kH200, nullptr, c));
   Grid three{3, 1, 1};
   EXPECT_NE(refusal(sig, good, &three).find("would read element 3071"), std::string::npos);
   EXPECT_NE(refusal(sig, vectorAddArgs(1040)).find("would read element 2047"), std::string::npos);
@@ -419,7 +419,7 @@ TEST(Signature, RemembersOnlyWhatItChecked) {
   shortOut[2] = Arg::tensor(kPtr + 0x20000, DType::f32, {2047});
   EXPECT_NE(refusal(sig, shortOut).find("the store at add.mega:5:5 would write element 2047, past its 2047"),
             std::string::npos);
-  EXPECT_NO_THROW(sig.prepare(good.data(), good.size(), 132, nullptr, c));
+  EXPECT_NO_THROW(sig.prepare(good.data(), good.size(), test::kH200, nullptr, c));
 }
 
 // Launches from many threads at once, half of them past the tensor: each is
@@ -437,7 +437,7 @@ TEST(Signature, BoundsFromManyThreads) {
         LaunchConfig c;
         bool refused = false;
         try {
-          sig.prepare(args.data(), args.size(), 132, &grid, c);
+          sig.prepare(args.data(), args.size(), test::kH200, &grid, c);
         } catch (const ArgError &) {
           refused = true;
         }
@@ -496,12 +496,12 @@ TEST(Signature, GridOverrideAndEmptyGrid) {
   KernelSignature sig(test::vectorAddKernel());
   std::vector<Arg> args = vectorAddArgs(0);
   LaunchConfig c;
-  sig.prepare(args.data(), args.size(), 132, nullptr, c);
+  sig.prepare(args.data(), args.size(), test::kH200, nullptr, c);
   EXPECT_TRUE(c.empty());
   args = vectorAddArgs(1024);
   Grid g{7, 2, 1};
   LaunchConfig c2;
-  sig.prepare(args.data(), args.size(), 132, &g, c2);
+  sig.prepare(args.data(), args.size(), test::kH200, &g, c2);
   EXPECT_EQ(c2.grid[0], 7u);
   EXPECT_EQ(c2.grid[1], 2u);
   Grid bad{1, 70000, 1};
@@ -521,7 +521,7 @@ TEST(Signature, CapWindowVariantAtBoundaries) {
                              Arg::scalar(DType::i32, b),
                              Arg::scalar(DType::i32, 1)};
     LaunchConfig c;
-    sig.prepare(args.data(), args.size(), 132, nullptr, c);
+    sig.prepare(args.data(), args.size(), test::kH200, nullptr, c);
     EXPECT_EQ(int64_t(c.grid[0]) * c.grid[1] * c.grid[2], b);
     return sig.info().variants[size_t(c.variant)].name;
   };
@@ -529,9 +529,9 @@ TEST(Signature, CapWindowVariantAtBoundaries) {
   EXPECT_EQ(variantFor(265), "cap168");
   EXPECT_EQ(variantFor(396), "cap168");
   EXPECT_EQ(variantFor(397), "default");
-  int64_t env[kMaxParams + 3] = {};
-  EXPECT_EQ(sig.selectVariant(env, 300, 100), 0);
-  EXPECT_EQ(sig.selectVariant(env, 301, 100), 1);
+  int64_t env[kMaxParams + 7] = {};
+  EXPECT_EQ(sig.selectVariant(env, 300, {100, 60}), 0);
+  EXPECT_EQ(sig.selectVariant(env, 301, {100, 60}), 1);
 }
 
 // A variant compiled with other constants (hop's BLOCK = 2048) is chosen by a
@@ -544,7 +544,7 @@ TEST(Signature, VariantByScalarParameter) {
   auto variantFor = [&](int64_t n) {
     auto args = vectorAddArgs(n);
     LaunchConfig c;
-    sig.prepare(args.data(), args.size(), 132, nullptr, c);
+    sig.prepare(args.data(), args.size(), test::kH200, nullptr, c);
     return sig.info().variants[size_t(c.variant)].symbol;
   };
   EXPECT_EQ(variantFor(1024), "vector_add__small");
@@ -563,7 +563,7 @@ TEST(Signature, VariantByLaunchMode) {
   auto variantFor = [&](int64_t n, bool early) {
     auto args = vectorAddArgs(n);
     LaunchConfig c;
-    sig.prepare(args.data(), args.size(), 132, nullptr, c, early);
+    sig.prepare(args.data(), args.size(), test::kH200, nullptr, c, early);
     return sig.info().variants[size_t(c.variant)].name;
   };
   EXPECT_EQ(variantFor(1024, true), "prefetch");
@@ -586,7 +586,7 @@ TEST(Signature, VariantWithItsOwnGridAndWarps) {
   auto launch = [&](int64_t n, const Grid *given) {
     LaunchConfig c;
     auto args = vectorAddArgs(n);
-    sig.prepare(args.data(), args.size(), 132, given, c);
+    sig.prepare(args.data(), args.size(), test::kH200, given, c);
     return Launch(sig.info().variants[size_t(c.variant)].name, c.grid[0], c.grid[1], c.block[0]);
   };
   EXPECT_EQ(launch(2048, nullptr), Launch("rows", 128, 2, 256));   // kernel grid: 2 CTAs
@@ -611,7 +611,7 @@ TEST(Signature, NoVariantHolds) {
   KernelSignature sig(k);
   EXPECT_EQ(refusal(sig, vectorAddArgs(1024)),
             "megac: kernel 'vector_add': no variant's condition holds (ctas = "
-            "1, sms = 132, early = 0)");
+            "1, sms = 132, l2_mb = 60, early = 0)");
 }
 
 TEST(Signature, BadExpressionsAreRefusedAtLoad) {
@@ -654,7 +654,7 @@ TEST(Signature, AnyExtentDimensionIsNotChecked) {
                            Arg::tensor(kPtr + 0x20000, DType::f32, {1024}),
                            Arg::scalar(DType::i32, 1024)};
   LaunchConfig c;
-  sig.prepare(args.data(), args.size(), 132, nullptr, c);
+  sig.prepare(args.data(), args.size(), test::kH200, nullptr, c);
   EXPECT_EQ(c.grid[0], 1u);
   args[0] = Arg::tensor(kPtr, DType::f32, {7, 1000});
   EXPECT_EQ(refusal(sig, args),

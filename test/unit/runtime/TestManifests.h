@@ -3,8 +3,14 @@
 #define MEGAC_TEST_RUNTIME_TESTMANIFESTS_H
 
 #include "megac/runtime/bundle.h"
+#include "megac/runtime/signature.h"
 
 namespace megac::rt::test {
+
+/// The device the variants' thresholds were measured on: an H200 (132 SMs,
+/// 60 MiB of L2); an H100 SXM has 132 and 50.
+inline constexpr DeviceFacts kH200{132, 60};
+inline constexpr DeviceFacts kH100{132, 50};
 
 /// vector_add as in docs/bundle.md: x, y, out of shape [n], n a multiple of 16.
 inline KernelInfo vectorAddKernel() {

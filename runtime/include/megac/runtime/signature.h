@@ -25,6 +25,14 @@ namespace megac::rt {
 /// Kernels with more parameters are refused at load time.
 constexpr int kMaxParams = 64;
 
+/// What a launch reads of its device: variant conditions read `sms` and
+/// `l2_mb`, grids `sms`. Module reads both of the context's device; tests and
+/// the Python `prepare` state them.
+struct DeviceFacts {
+  int64_t sms = 0;  ///< multiprocessors (CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
+  int64_t l2Mb = 0; ///< L2 cache in MiB, rounded down (CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)
+};
+
 /// The outcome of KernelSignature::prepare: ready for cuLaunchKernel. It points
 /// into itself (params -> values), so it is filled in place, never copied.
 struct LaunchConfig {
@@ -48,9 +56,9 @@ struct LaunchConfig {
   };
   Value values[kMaxParams];
   void *params[kMaxParams];
-  /// Scalar values by parameter index, then ctas, sms, early and the grid's
-  /// x, y, z: what expressions read.
-  int64_t env[kMaxParams + 6];
+  /// Scalar values by parameter index, then ctas, sms, early, the grid's
+  /// x, y, z and l2_mb: what expressions read.
+  int64_t env[kMaxParams + 7];
 
   /// A zero grid dimension: there is nothing to launch.
   bool empty() const { return grid[0] == 0 || grid[1] == 0 || grid[2] == 0; }
@@ -67,18 +75,19 @@ public:
 
   /// Checks `args` against the manifest, binds and infers scalars, computes the
   /// kernel's grid (or takes `grid`), picks the first variant whose condition
-  /// holds on `sms` multiprocessors (`ctas` is that grid's; `early` says
+  /// holds on `device` (`ctas` is that grid's; `early` says
   /// whether the caller launches early-launch variants early, which a
   /// condition reads as `early`), takes the variant's own grid and warps
   /// where it has them (a given `grid` stays), and fills `out`. Allocates
   /// nothing unless it throws ArgError "megac: kernel 'K': parameter 'P':
   /// REASON".
-  void prepare(const Arg *args, size_t count, int64_t sms, const Grid *grid,
+  void prepare(const Arg *args, size_t count, const DeviceFacts &device, const Grid *grid,
                LaunchConfig &out, bool early = false) const;
 
   /// The variant index prepare() would pick for a grid of `ctas` CTAs, with
   /// scalars already bound in `env` (for tests and diagnostics).
-  int selectVariant(int64_t *env, int64_t ctas, int64_t sms, bool early = false) const;
+  int selectVariant(int64_t *env, int64_t ctas, const DeviceFacts &device,
+                    bool early = false) const;
 
 private:
   struct CompiledParam {
@@ -94,7 +103,8 @@ private:
   void bindArgs(const Arg *args, size_t count, int *argOf,
                 LaunchConfig &out) const;
   void checkShapes(const Arg *args, const int *argOf, LaunchConfig &out) const;
-  void computeGrid(const Grid *grid, int64_t sms, bool early, LaunchConfig &out) const;
+  void computeGrid(const Grid *grid, const DeviceFacts &device, bool early,
+                   LaunchConfig &out) const;
   void packParams(const Arg *args, const int *argOf, LaunchConfig &out) const;
   /// Refuses a launch whose variant's accesses would reach past a tensor.
   void checkBounds(const Arg *args, const int *argOf, LaunchConfig &out) const;
@@ -130,6 +140,7 @@ private:
   int smsIndex_ = 0;
   int earlyIndex_ = 0;
   int gridIndex_ = 0; ///< grid_x; grid_y and grid_z follow
+  int l2Index_ = 0;
 };
 
 } // namespace megac::rt

@@ -69,6 +69,7 @@ struct Function {
 
 constexpr int kDevices = 2;
 constexpr int kSms[kDevices] = {132, 114};
+constexpr int kL2Bytes[kDevices] = {60 << 20, 50 << 20}; // an H200's L2 and an H100's
 constexpr int kContexts = 256;
 
 std::mutex mutex;
@@ -157,6 +158,7 @@ CUresult CUDAAPI cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevi
   case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: *pi = 9; break;
   case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: *pi = 0; break;
   case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: *pi = kSms[dev]; break;
+  case CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE: *pi = kL2Bytes[dev]; break;
   default: *pi = 0; break;
   }
   return CUDA_SUCCESS;
