@@ -36,7 +36,8 @@ case "${1:-}" in
   echo "== pytest"
   MEGAC_BUNDLES=out/bundles MEGAC_PYTHON_BUILD=build-gpu/python python3 -m pytest -q \
     python/tests/test_kernels_gpu.py python/tests/test_early_launch_gpu.py python/tests/test_replicas_gpu.py \
-    python/tests/test_streaming_gpu.py python/tests/test_semantics_gpu.py > "$work/pytest.txt" 2>&1
+    python/tests/test_streaming_gpu.py python/tests/test_semantics_gpu.py python/tests/test_device_facts_gpu.py \
+    > "$work/pytest.txt" 2>&1
   tail -2 "$work/pytest.txt"
   # Each part packs what it wrote, so either may run first (part 2's unpacked megac, 62 MB, is past what a
   # device call brings back).
