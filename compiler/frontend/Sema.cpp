@@ -27,6 +27,13 @@ const Sema::Symbol *Sema::lookup(const std::string &name) const {
   return nullptr;
 }
 
+bool isLaunchName(const std::string &name) {
+  for (const char *launchName : kLaunchNames)
+    if (name == launchName)
+      return true;
+  return false;
+}
+
 void Sema::reportUnknownName(SourceRange r, const std::string &name) {
   std::vector<std::string> candidates;
   for (const ScopeMap &scope : fn_.scopes)
@@ -35,8 +42,7 @@ void Sema::reportUnknownName(SourceRange r, const std::string &name) {
   for (const auto &[n, sym] : globals_)
     candidates.push_back(n);
   std::string hint = hintForUnknownName(name);
-  // What the runtime knows only once it picks a variant at the launch.
-  if (name == "ctas" || name == "sms" || name == "early" || name == "l2_mb")
+  if (isLaunchName(name))
     hint = "'" + name + "' is known only in a variant's condition, @variant(name, when = ...)";
   if (hint.empty())
     hint = didYouMean(name, candidates);

@@ -36,6 +36,14 @@ constexpr unsigned kMaxInlinedCalls = 4096;
 /// The largest range(.., unroll = N): more only multiplies code size.
 constexpr int64_t kMaxUnroll = 16;
 
+/// What the runtime knows at a launch and a variant's `when` may read (and
+/// nothing else: the grid is computed before a variant is chosen): the grid's
+/// CTAs, the device's SMs and L2 size in MiB (which tells an H100 from an
+/// H200: both have 132 SMs), and whether it launches early-launch variants
+/// early (LoadOptions::earlyLaunch).
+constexpr const char *kLaunchNames[] = {"ctas", "sms", "l2_mb", "early"};
+bool isLaunchName(const std::string &name);
+
 /// A name as diagnostics quote it: 'name'.
 inline std::string quoted(const std::string &s) { return "'" + s + "'"; }
 

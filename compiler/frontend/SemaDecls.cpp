@@ -154,8 +154,7 @@ void Sema::checkKernel(KernelDecl &k) {
     // The runtime's own names in launch expressions (runtime/.../expr.h): a
     // parameter so named would make its manifest unreadable (`min`) or mean
     // one thing to the language and another to the runtime (`sms`).
-    if (p.var->name == "ctas" || p.var->name == "sms" || p.var->name == "early" ||
-        p.var->name == "l2_mb" || p.var->name == "grid_x" || p.var->name == "grid_y" ||
+    if (isLaunchName(p.var->name) || p.var->name == "grid_x" || p.var->name == "grid_y" ||
         p.var->name == "grid_z" || p.var->name == "cdiv" || p.var->name == "min" ||
         p.var->name == "max")
       error(p.var->range, "a kernel parameter cannot be named '" + p.var->name + "'",
@@ -434,17 +433,13 @@ void Sema::checkVariant(KernelDecl &k, AttributeSyntax &a) {
   if (v.name == "default")
     error(name->range, "'default' names the kernel's own body, the variant taken when no other's condition holds",
           "give this variant another name");
-  // What the runtime knows at the launch: the grid's CTAs, the device's SMs
-  // and L2 size in MiB (which tells an H100 from an H200: both have 132 SMs),
-  // and whether it launches early-launch variants early
-  // (LoadOptions::earlyLaunch).
+  // kLaunchNames: i64 but `early`, an i1.
   if (k.launchVars.empty())
-    for (auto [var, kind] : {std::pair{"ctas", ScalarKind::I64}, std::pair{"sms", ScalarKind::I64},
-                             std::pair{"early", ScalarKind::I1}, std::pair{"l2_mb", ScalarKind::I64}}) {
+    for (const char *var : kLaunchNames) {
       auto decl = std::make_unique<VarDecl>();
       decl->kind = VarDecl::Kind::LaunchVar;
       decl->name = var;
-      decl->type = Type::scalar(kind);
+      decl->type = Type::scalar(std::string(var) == "early" ? ScalarKind::I1 : ScalarKind::I64);
       k.launchVars.push_back(std::move(decl));
     }
   for (size_t i = 1; i < a.args.size(); ++i) {
