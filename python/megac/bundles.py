@@ -86,23 +86,22 @@ def has_early_launch(seq):
     return any(launches_early(k.info) for k in seq.kernels)
 
 
-def early_kernels(found):
-    """The names of the kernels of `found` ({kernel: path}, from index()) compiled for early launch, read from
-    the manifests (no runtime needed)."""
+def _manifest_kernels(found, keep):
+    """The names of the kernels of `found` ({kernel: path}, from index()) whose manifest entry `keep` accepts,
+    read from the manifests (no runtime needed)."""
     from . import bundle
     names = set()
     for path in sorted(set(found.values())):
-        names |= {k["name"] for k in bundle.read_file(path).manifest.get("kernels", []) if launches_early(k)}
+        names |= {k["name"] for k in bundle.read_file(path).manifest.get("kernels", []) if keep(k)}
     return names
 
+
+def early_kernels(found):
+    """The kernels of `found` compiled for early launch."""
+    return _manifest_kernels(found, launches_early)
 
 
 def shared_memory_kernels(found):
-    """The names of the kernels of `found` ({kernel: path}, from index()) that declare shared memory: the
-    manifest's `shared_bytes`, the most any of a kernel's variants declares on any target (no runtime needed).
-    What compute-sanitizer's racecheck has to check."""
-    from . import bundle
-    names = set()
-    for path in sorted(set(found.values())):
-        names |= {k["name"] for k in bundle.read_file(path).manifest.get("kernels", []) if k.get("shared_bytes", 0) > 0}
-    return names
+    """The kernels of `found` that declare shared memory: the manifest's `shared_bytes`, the most any of a
+    kernel's variants declares on any target. What compute-sanitizer's racecheck has to check."""
+    return _manifest_kernels(found, lambda k: k.get("shared_bytes", 0) > 0)
