@@ -28,8 +28,8 @@ const Sema::Symbol *Sema::lookup(const std::string &name) const {
 }
 
 bool isLaunchName(const std::string &name) {
-  for (const char *launchName : kLaunchNames)
-    if (name == launchName)
+  for (const LaunchName &launch : kLaunchNames)
+    if (name == launch.name)
       return true;
   return false;
 }
@@ -41,9 +41,10 @@ void Sema::reportUnknownName(SourceRange r, const std::string &name) {
       candidates.push_back(n);
   for (const auto &[n, sym] : globals_)
     candidates.push_back(n);
-  std::string hint = hintForUnknownName(name);
-  if (isLaunchName(name))
-    hint = "'" + name + "' is known only in a variant's condition, @variant(name, when = ...)";
+  std::string hint =
+      isLaunchName(name)
+          ? "'" + name + "' is known only in a variant's condition, @variant(name, when = ...)"
+          : hintForUnknownName(name);
   if (hint.empty())
     hint = didYouMean(name, candidates);
   error(r, "unknown name '" + name.substr(0, 64) + "'", hint);

@@ -41,7 +41,14 @@ constexpr int64_t kMaxUnroll = 16;
 /// CTAs, the device's SMs and L2 size in MiB (which tells an H100 from an
 /// H200: both have 132 SMs), and whether it launches early-launch variants
 /// early (LoadOptions::earlyLaunch).
-constexpr const char *kLaunchNames[] = {"ctas", "sms", "l2_mb", "early"};
+struct LaunchName {
+  const char *name;
+  ScalarKind kind;
+};
+constexpr LaunchName kLaunchNames[] = {{"ctas", ScalarKind::I64},
+                                       {"sms", ScalarKind::I64},
+                                       {"l2_mb", ScalarKind::I64},
+                                       {"early", ScalarKind::I1}};
 bool isLaunchName(const std::string &name);
 
 /// A name as diagnostics quote it: 'name'.

@@ -433,13 +433,12 @@ void Sema::checkVariant(KernelDecl &k, AttributeSyntax &a) {
   if (v.name == "default")
     error(name->range, "'default' names the kernel's own body, the variant taken when no other's condition holds",
           "give this variant another name");
-  // kLaunchNames: i64 but `early`, an i1.
   if (k.launchVars.empty())
-    for (const char *var : kLaunchNames) {
+    for (const LaunchName &launch : kLaunchNames) {
       auto decl = std::make_unique<VarDecl>();
       decl->kind = VarDecl::Kind::LaunchVar;
-      decl->name = var;
-      decl->type = Type::scalar(std::string(var) == "early" ? ScalarKind::I1 : ScalarKind::I64);
+      decl->name = launch.name;
+      decl->type = Type::scalar(launch.kind);
       k.launchVars.push_back(std::move(decl));
     }
   for (size_t i = 1; i < a.args.size(); ++i) {
