@@ -573,6 +573,27 @@ TEST(Signature, VariantByLaunchMode) {
   EXPECT_THROW(KernelSignature{k}, ManifestError);
 }
 
+// `l2_mb` in a condition: the device's L2 in MiB, which tells an H200 (60)
+// from an H100 (50), both of 132 SMs (shared_act_quant's r1c512). Like
+// `ctas` and `early`, unknown to the grid.
+TEST(Signature, VariantByDeviceL2) {
+  KernelInfo k = test::vectorAddKernel();
+  k.variants = {{"big_l2", "vector_add__big_l2", 0, 0, "l2_mb >= 55 && n > 2048", 0, {}, {}, {}},
+                {"default", "vector_add", 0, 0, "", 0, {}, {}, {}}};
+  KernelSignature sig(k);
+  auto variantFor = [&](int64_t n, const DeviceFacts &device) {
+    auto args = vectorAddArgs(n);
+    LaunchConfig c;
+    sig.prepare(args.data(), args.size(), device, nullptr, c);
+    return sig.info().variants[size_t(c.variant)].name;
+  };
+  EXPECT_EQ(variantFor(4096, test::kH200), "big_l2");
+  EXPECT_EQ(variantFor(4096, test::kH100), "default");
+  EXPECT_EQ(variantFor(1024, test::kH200), "default");
+  k.grid = {"cdiv(n, l2_mb)", "1", "1"};
+  EXPECT_THROW(KernelSignature{k}, ManifestError);
+}
+
 // A variant whose constants change the grid (softmax_small's one row a CTA
 // at small M) launches its own grid and warps; the condition sees the
 // kernel's grid; a grid the caller gives wins.
