@@ -19,6 +19,12 @@ SMS = 132  # the H200's and H100's SM count: the count the variants' thresholds 
 L2_MB = 60  # the H200's L2 in MiB (the H100's is 50): what `l2_mb` in a variant's condition reads
 
 
+def device_facts(props):
+    """(sms, l2_mb) of a device as the runtime reads them for variant conditions (the L2 in MiB, rounded down),
+    from torch.cuda.get_device_properties."""
+    return props.multi_processor_count, props.L2_cache_size >> 20
+
+
 def launch_scalars(shape, sms=SMS):
     """The scalars a launch at `shape` takes: the shape's own, and where it is attention's (it names ctx) the
     split plan the host derives from it (max_pages, split_pages, nsplit), which selects the merges' variants."""

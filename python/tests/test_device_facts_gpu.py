@@ -8,7 +8,7 @@ import os
 import pytest
 
 import megac
-from megac import testing
+from megac import testing, variant_cover
 
 # what the kernel was measured to want on each card (kernels-dsl/shared_act_quant.mega)
 MEASURED = {(132, 60): "r1c512", (132, 50): "r2c512"}
@@ -23,7 +23,7 @@ def test_the_launch_runs_the_variant_of_this_cards_facts():
         pytest.skip("no CUDA device")
     from megac.reference import shared_act_quant as ref  # imports torch
     props = torch.cuda.get_device_properties(0)
-    facts = (props.multi_processor_count, props.L2_cache_size >> 20)
+    facts = variant_cover.device_facts(props)
     kernel = megac.load(path).shared_act_quant
     args = ref.inputs(16384, 512)
     want = kernel.prepare(**args, sms=facts[0], l2_mb=facts[1])["variant"]

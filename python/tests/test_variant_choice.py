@@ -239,3 +239,11 @@ def test_every_variant_runs_at_some_shape(name, kernels, plain_kernels):
     launched = {variant for s in every_shape(ref_name) for _, variant in variant_cover.variants(modes, s, SMS)}
     compiled = {v["name"] for v in entry["variants"]}
     assert compiled - launched == set(), f"{name}: no shape launches {sorted(compiled - launched)}"
+
+
+def test_device_facts_are_the_runtimes():
+    """The GPU suite's cover asks with the card's facts as the runtime reads them: the L2 in MiB, rounded down."""
+    import types
+    for l2_bytes, want in ((50 << 20, 50), (60 << 20, 60), ((60 << 20) - 1, 59)):
+        props = types.SimpleNamespace(multi_processor_count=132, L2_cache_size=l2_bytes)
+        assert variant_cover.device_facts(props) == (132, want)

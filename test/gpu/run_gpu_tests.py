@@ -130,10 +130,9 @@ def main():
     if not torch.cuda.is_available():
         sys.exit("run_gpu_tests: no CUDA device visible to torch")
     base_seed = opts.seed if opts.seed is not None else int(time.time()) % 100000
-    props = torch.cuda.get_device_properties(0)
     # What the runtime's variant conditions read of this device (`sms`, `l2_mb`): the cover is of the variants
     # this card launches.
-    sms, l2_mb = props.multi_processor_count, props.L2_cache_size >> 20
+    sms, l2_mb = variant_cover.device_facts(torch.cuda.get_device_properties(0))
     wanted = [k for k in opts.kernels.split(",") if k] or list(reference.NAMES)
     bundles, problems = megac.bundles.index(opts.bundles)
     if opts.shared_memory_only:
