@@ -10,8 +10,8 @@ launch to the next); `triton.wN` (Triton's launcher with N waves; it keeps one w
 benchmark); with --fill, `megac.fill` and `triton.fill` (two waves rounded down: split_plan's fill, at most
 2 * SMs programs where the batch allows; it differs from the shipped plan where 2 * SMs / (B * Hkv) is not a whole
 number: at B = 32, Hkv = 1 8 splits, 256 programs, instead of 9 and 288); `split` and `merge` (megac's split
-kernel alone and its merge alone, the shipped plan). Every column but the last two is checked against the
-reference first.
+kernel alone and its merge alone, the shipped plan), `triton.split` and `triton.merge` (Triton's, the same). Every
+column but the last four is checked against the reference first.
 
 usage (GPU machine, PYTHONPATH=build-gpu/python):
     python3 bench/attn_splits_probe.py --bundles out/bundles --out DIR [--cases "..."] [--waves 1,3,4] [--fill]
@@ -46,14 +46,14 @@ def with_plan(fn, waves, fill=False):
     return run
 
 
-def triton_waves(name, waves, fill=False):
+def triton_waves(name, waves, fill=False, launches=("split", "merge")):
     """Triton's launcher of `name` (bench/triton_kernels.py) with the plan of `waves` waves (rounded down with
-    `fill`)."""
+    `fill`), making the `launches` named."""
     import triton_kernels
     verify = name == "attn_decode_verify"
     return lambda a: triton_kernels.attn_decode(a["q"], a["gate"], a["k_cache"], a["v_cache"], a["page_table"],
                                                 a["seq_lens"], a["o"], T=a["T"] if verify else 1, waves=waves,
-                                                fill=fill)
+                                                fill=fill, launches=launches)
 
 
 def one_launch(seq, index):
@@ -87,6 +87,8 @@ def main():
             impls["triton.fill"] = triton_waves(name, 2, fill=True)
         checks = {k: check_impl(fn, ref, shape)[0] for k, fn in impls.items()}
         impls["split"], impls["merge"] = one_launch(seq, 0), one_launch(seq, 1)
+        impls["triton.split"] = triton_waves(name, 2, launches=("split",))
+        impls["triton.merge"] = triton_waves(name, 2, launches=("merge",))
         us, ratio, _ = time_shape(ref, shape, impls, a)
         results.append(dict(kernel=name, shape=spec, us=us, ratio=ratio, checks=checks))
         print(f"{name} {spec} us {us} ratio {ratio} checks {checks}", flush=True)

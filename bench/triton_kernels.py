@@ -400,11 +400,13 @@ def _attn_merge(o_part, lse_part, gate, o, NSPLIT, D: tl.constexpr, NS: tl.const
 _ATTN_WORKSPACE = {}
 
 
-def attn_decode(q, gate, k_cache, v_cache, page_table, seq_lens, o, T=1, waves=2, fill=False):
+def attn_decode(q, gate, k_cache, v_cache, page_table, seq_lens, o, T=1, waves=2, fill=False,
+                launches=("split", "merge")):
     """q [B, Hq, D] (T = 1) or [B, T, Hq, D]; the split count fills the GPU from the page table's width (the
     launcher never reads lengths back from the device, so it can be captured in a CUDA graph): about `waves`
     programs a SM: megac's split_plan, called here so that the two launchers cannot drift apart (`fill`: its
-    plan rounded down)."""
+    plan rounded down). `launches` names the kernels launched: one of them alone times it apart
+    (bench/attn_splits_probe.py)."""
     B, Hq, D = q.shape[0], q.shape[-2], q.shape[-1]
     Hkv = k_cache.shape[1]
     G = Hq // Hkv
@@ -417,11 +419,13 @@ def attn_decode(q, gate, k_cache, v_cache, page_table, seq_lens, o, T=1, waves=2
                                 torch.empty((B * T * Hq * nsplit,), device=q.device, dtype=torch.float32))
     o_part, lse_part = _ATTN_WORKSPACE[key]
     R = max(16, triton.next_power_of_2(T * G))
-    _attn_split[(B, Hkv, nsplit)](q, k_cache, v_cache, page_table, seq_lens, o_part, lse_part, T, Hq, Hkv,
-                                  max_pages, pages_per_split, nsplit, D ** -0.5, G=G, R=R, D=D, PAGE=64,
-                                  num_warps=4, num_stages=2)
-    _attn_merge[(B * T * Hq,)](o_part, lse_part, gate, o, nsplit, D=D, NS=triton.next_power_of_2(nsplit), BS=8,
-                               num_warps=4)
+    if "split" in launches:
+        _attn_split[(B, Hkv, nsplit)](q, k_cache, v_cache, page_table, seq_lens, o_part, lse_part, T, Hq, Hkv,
+                                      max_pages, pages_per_split, nsplit, D ** -0.5, G=G, R=R, D=D, PAGE=64,
+                                      num_warps=4, num_stages=2)
+    if "merge" in launches:
+        _attn_merge[(B * T * Hq,)](o_part, lse_part, gate, o, nsplit, D=D, NS=triton.next_power_of_2(nsplit),
+                                   BS=8, num_warps=4)
 
 
 # ----------------------------------------------------------------------------------------------- softmax
