@@ -190,6 +190,23 @@ LogicalResult IRGen::emitFor(const fe::ForStmt &s) {
 
 LogicalResult IRGen::emitIf(const fe::IfStmt &s, const fe::Block *rest,
                             size_t restFrom) {
+  // On a compile-time condition (a variant's switch: `if FEW == 1 { ... }`)
+  // only the branch taken is emitted, in line. Sema checked both; the other
+  // never reaches the IR, so its tiles take no part in the kernel's layouts,
+  // its register estimate or its shared memory.
+  if (const std::optional<fe::ConstValue> &c = s.cond->constValue) {
+    const fe::Block &taken = c->asDouble() != 0 ? s.thenBody : s.elseBody;
+    bool outerReturned = returned;
+    if (failed(emitBlock(taken)))
+      return failure();
+    if (!rest && returned && !outerReturned)
+      return fail(s.range, "'return' inside a nested 'if' is not supported; "
+                           "move it to an 'if' at the top of the kernel"),
+             failure();
+    if (rest && !returned)
+      return emitBlock(*rest, restFrom);
+    return success();
+  }
   Value cond = emit(*s.cond);
   if (!cond)
     return failure();
