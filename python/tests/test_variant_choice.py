@@ -85,7 +85,7 @@ def _attn_rows(s, grid):
 
 
 def _merge(s, grid):
-    return "wide" if s["nsplit"] > 32 else "default"
+    return "wide" if s["nsplit"] > 32 else "few32" if s["nsplit"] > 16 else "default"
 
 
 # kernel -> (reference whose shapes it runs at, expected variant from (shape with its launch scalars, grid of
