@@ -24,7 +24,6 @@ void callIntrinsics(llvm::Module &module) {
   static const SameAs kSameAs[] = {
       {"__nv_fast_fdividef", llvm::Intrinsic::nvvm_div_approx_f, false},
       {"__nv_fast_log2f", llvm::Intrinsic::nvvm_lg2_approx_f, false},
-      {"__nv_exp2f", llvm::Intrinsic::nvvm_ex2_approx, true},
       {"__nv_rsqrtf", llvm::Intrinsic::nvvm_rsqrt_approx_f, false},
       // __CUDA_PREC_SQRT is 0 too (no "nvvm-reflect-prec-sqrt" flag): the
       // approximate square root (@fast_math sqrt; IEEE sqrt is llvm.sqrt).
@@ -133,6 +132,19 @@ void defineExpf(llvm::Module &module) {
   });
 }
 
+// __nv_exp2f: ex2.approx.f32, as a function whose body is the intrinsic (as
+// libdevice's is), not the intrinsic in the call's place. After inlining a
+// call the inliner simplifies its caller again; with the call replaced
+// outright that round was missing, and the optimizer ordered attention's
+// merges (a row's exp2s beside its weighted sum) otherwise than with
+// libdevice linked (ctest own_libdevice_identity).
+void defineExp2f(llvm::Module &module) {
+  define(module, "__nv_exp2f", [&](llvm::IRBuilder<> &b, llvm::Value *a) {
+    Emit e{module, b};
+    b.CreateRet(e.call(llvm::Intrinsic::nvvm_ex2_approx, {a}, {b.getFloatTy()}));
+  });
+}
+
 // __nv_fast_logf (@fast_math log): lg2.approx times ln(2).
 void defineFastLogf(llvm::Module &module) {
   define(module, "__nv_fast_logf", [&](llvm::IRBuilder<> &b, llvm::Value *a) {
@@ -217,6 +229,7 @@ void defineLibdeviceInHouse(llvm::Module &module) {
   fastDivisionsAsFdiv(module); // before callIntrinsics takes the rest
   callIntrinsics(module);
   defineExpf(module);
+  defineExp2f(module);
   defineFastLogf(module);
   defineLog1pf(module);
 }

@@ -14,10 +14,10 @@ class Module;
 namespace megac {
 
 // Replaces the calls to libdevice functions that are one NVVM intrinsic
-// (__nv_exp2f, __nv_fast_fdividef, ...) with that intrinsic (a fast division
+// (__nv_fast_fdividef, __nv_rsqrtf, ...) with that intrinsic (a fast division
 // by a variable numerator with `fdiv afn`, the same div.approx.f32), and gives
-// __nv_expf, __nv_fast_logf and __nv_log1pf, where declared, libdevice's
-// bodies (non-flushing path) as internal always-inline functions. A module
+// __nv_expf, __nv_exp2f, __nv_fast_logf and __nv_log1pf, where declared,
+// libdevice's bodies (non-flushing path) as internal always-inline functions. A module
 // that calls no other libdevice function then links none. MEGAC_OWN_LIBDEVICE=none: none of this, every
 // libdevice function is linked from libdevice.10.bc.
 void defineLibdeviceInHouse(llvm::Module &module);
