@@ -153,8 +153,11 @@ void Sema::checkDot(CallExpr &c) {
 // with_layout(x, spt0 = .., tpw0 = .., wpc0 = .., [order0 = ..], ...): x placed
 // in an explicit blocked layout, one entry per dimension of x for each of
 // spt, tpw and wpc; order defaults to the last dimension fastest. Each entry
-// is checked here, where the caret can point at it; the rules across entries
-// (32 lanes, the kernel's warps) are checked with the IR.
+// is checked here, where the caret can point at it, and so are the lanes (all
+// tpw multiply to 32), which no variant changes: also in an `if` branch on a
+// compile-time constant that this variant does not take, which never reaches
+// the IR. The kernel's warps, which a variant may change, are checked with
+// the IR.
 void Sema::checkWithLayout(CallExpr &c) {
   static const char *kFields[] = {"spt", "tpw", "wpc", "order"};
   static const char *kOrderHint = "order lists the dimensions fastest first: order0 = 1, "
@@ -227,6 +230,15 @@ void Sema::checkWithLayout(CallExpr &c) {
       }
       layout.push_back(*value);
     }
+  int64_t lanes = 1;
+  for (size_t d = 0; d < rank; ++d)
+    lanes *= layout[rank + d];
+  if (lanes != 32) {
+    error(c.range, "invalid layout: tpw must multiply to 32 (lanes in a warp), got " + std::to_string(lanes),
+          "tpw0, tpw1, ... spread a warp's 32 lanes over the dimensions: tpw0 = 32 for one, "
+                "e.g. tpw0 = 4, tpw1 = 8 for two");
+    return;
+  }
   c.layout = layout;
   c.type = x->type;
   c.args.resize(1);
