@@ -13,9 +13,14 @@ namespace {
 
 constexpr uint32_t kLn2Bits = 0x3F317218; // ln(2), rounded to f32
 
-// libdevice functions whose whole body is one NVVM intrinsic: a call to one
-// is that intrinsic.
-void callIntrinsics(llvm::Module &module) {
+// libdevice functions whose whole body is one NVVM intrinsic get that body:
+// an internal always-inline function that returns the intrinsic of its
+// arguments, as libdevice's does. Not the intrinsic in the call's place:
+// after inlining a call the inliner simplifies the caller again, and without
+// that round the optimizer ordered attention's merges (a row's exp2s beside
+// its weighted sum) otherwise than with libdevice linked (ctest
+// own_libdevice_identity).
+void defineIntrinsicBodies(llvm::Module &module) {
   struct SameAs {
     const char *name;
     llvm::Intrinsic::ID id;
@@ -24,6 +29,7 @@ void callIntrinsics(llvm::Module &module) {
   static const SameAs kSameAs[] = {
       {"__nv_fast_fdividef", llvm::Intrinsic::nvvm_div_approx_f, false},
       {"__nv_fast_log2f", llvm::Intrinsic::nvvm_lg2_approx_f, false},
+      {"__nv_exp2f", llvm::Intrinsic::nvvm_ex2_approx, true},
       {"__nv_rsqrtf", llvm::Intrinsic::nvvm_rsqrt_approx_f, false},
       // __CUDA_PREC_SQRT is 0 too (no "nvvm-reflect-prec-sqrt" flag): the
       // approximate square root (@fast_math sqrt; IEEE sqrt is llvm.sqrt).
@@ -39,8 +45,14 @@ void callIntrinsics(llvm::Module &module) {
                         : llvm::Intrinsic::getOrInsertDeclaration(&module, same.id);
     if (intrinsic->getFunctionType() != f->getFunctionType())
       continue;
-    f->replaceAllUsesWith(intrinsic);
-    f->eraseFromParent();
+    f->setLinkage(llvm::GlobalValue::InternalLinkage);
+    f->addFnAttr(llvm::Attribute::AlwaysInline);
+    f->addFnAttr(llvm::Attribute::NoUnwind);
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(module.getContext(), "", f));
+    llvm::SmallVector<llvm::Value *, 2> args;
+    for (llvm::Argument &a : f->args())
+      args.push_back(&a);
+    b.CreateRet(b.CreateCall(intrinsic, args));
   }
 }
 
@@ -49,9 +61,9 @@ void callIntrinsics(llvm::Module &module) {
 // finds a plain fdiv through its opcode, an intrinsic by trying the NVVM
 // intrinsics' patterns one after another (about 73 K instructions of the
 // matcher a call against 10 K; attention's 32-row variant makes 64: its
-// compile 1.6% less). A constant numerator keeps the intrinsic (callIntrinsics,
-// below): NVPTX selects `fdiv afn 1, x` as rcp.approx.f32, not libdevice's
-// div.approx.f32. Every kernel's PTX is libdevice's (ctest
+// compile 1.6% less). A constant numerator keeps the call, and so the
+// intrinsic (defineIntrinsicBodies, above): NVPTX selects `fdiv afn 1, x` as
+// rcp.approx.f32, not libdevice's div.approx.f32. Every kernel's PTX is libdevice's (ctest
 // own_libdevice_identity).
 void fastDivisionsAsFdiv(llvm::Module &module) {
   llvm::Function *f = module.getFunction("__nv_fast_fdividef");
@@ -129,19 +141,6 @@ void defineExpf(llvm::Module &module) {
         b.CreateBitCast(b.CreateShl(b.CreateBitCast(j, b.getInt32Ty()), 23), b.getFloatTy());
     llvm::Value *p = e.call(llvm::Intrinsic::nvvm_ex2_approx_ftz, {r}, {b.getFloatTy()});
     b.CreateRet(b.CreateFMul(p, scale));
-  });
-}
-
-// __nv_exp2f: ex2.approx.f32, as a function whose body is the intrinsic (as
-// libdevice's is), not the intrinsic in the call's place. After inlining a
-// call the inliner simplifies its caller again; with the call replaced
-// outright that round was missing, and the optimizer ordered attention's
-// merges (a row's exp2s beside its weighted sum) otherwise than with
-// libdevice linked (ctest own_libdevice_identity).
-void defineExp2f(llvm::Module &module) {
-  define(module, "__nv_exp2f", [&](llvm::IRBuilder<> &b, llvm::Value *a) {
-    Emit e{module, b};
-    b.CreateRet(e.call(llvm::Intrinsic::nvvm_ex2_approx, {a}, {b.getFloatTy()}));
   });
 }
 
@@ -226,10 +225,9 @@ void defineLibdeviceInHouse(llvm::Module &module) {
   // codegen/libdevice-own.mega compares the PTX of the two.
   if (const char *env = std::getenv("MEGAC_OWN_LIBDEVICE"); env && std::string(env) == "none")
     return;
-  fastDivisionsAsFdiv(module); // before callIntrinsics takes the rest
-  callIntrinsics(module);
+  fastDivisionsAsFdiv(module); // before defineIntrinsicBodies takes the rest
+  defineIntrinsicBodies(module);
   defineExpf(module);
-  defineExp2f(module);
   defineFastLogf(module);
   defineLog1pf(module);
 }

@@ -13,11 +13,11 @@ class Module;
 
 namespace megac {
 
-// Replaces the calls to libdevice functions that are one NVVM intrinsic
-// (__nv_fast_fdividef, __nv_rsqrtf, ...) with that intrinsic (a fast division
-// by a variable numerator with `fdiv afn`, the same div.approx.f32), and gives
-// __nv_expf, __nv_exp2f, __nv_fast_logf and __nv_log1pf, where declared,
-// libdevice's bodies (non-flushing path) as internal always-inline functions. A module
+// Gives the libdevice functions a module declares that are one NVVM intrinsic
+// (__nv_exp2f, __nv_rsqrtf, ...) and __nv_expf, __nv_fast_logf and
+// __nv_log1pf libdevice's bodies (non-flushing path) as internal always-inline
+// functions; a fast division by a variable numerator becomes `fdiv afn`, the
+// same div.approx.f32. A module
 // that calls no other libdevice function then links none. MEGAC_OWN_LIBDEVICE=none: none of this, every
 // libdevice function is linked from libdevice.10.bc.
 void defineLibdeviceInHouse(llvm::Module &module);
