@@ -34,6 +34,13 @@ bool isLaunchName(const std::string &name) {
   return false;
 }
 
+std::string launchNamesText() {
+  std::string text;
+  for (const LaunchName &launch : kLaunchNames)
+    text += (text.empty() ? "'" : ", '") + std::string(launch.name) + "'";
+  return text;
+}
+
 void Sema::reportUnknownName(SourceRange r, const std::string &name) {
   std::vector<std::string> candidates;
   for (const ScopeMap &scope : fn_.scopes)

@@ -50,6 +50,8 @@ constexpr LaunchName kLaunchNames[] = {{"ctas", ScalarKind::I64},
                                        {"l2_mb", ScalarKind::I64},
                                        {"early", ScalarKind::I1}};
 bool isLaunchName(const std::string &name);
+/// The launch names, quoted, in a list: 'ctas', 'sms', ...
+std::string launchNamesText();
 
 /// A name as diagnostics quote it: 'name'.
 inline std::string quoted(const std::string &s) { return "'" + s + "'"; }

@@ -158,8 +158,9 @@ void Sema::checkKernel(KernelDecl &k) {
         p.var->name == "grid_z" || p.var->name == "cdiv" || p.var->name == "min" ||
         p.var->name == "max")
       error(p.var->range, "a kernel parameter cannot be named '" + p.var->name + "'",
-            "in its launch expressions the runtime reads 'ctas', 'sms', 'early', 'l2_mb' and 'grid_x', "
-            "'grid_y', 'grid_z' as the launch's and 'cdiv', 'min' and 'max' as its functions; rename it");
+            "in its launch expressions the runtime reads " + launchNamesText() +
+                ", 'grid_x', 'grid_y' and 'grid_z' as the launch's and 'cdiv', 'min' and 'max' as its "
+                "functions; rename it");
     if (resolveTypeRef(p.typeRef))
       p.var->type = p.typeRef.resolved;
     declareVar(*p.var);

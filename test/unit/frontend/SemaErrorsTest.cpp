@@ -186,8 +186,8 @@ TEST(SemaErrors, LaunchExpressionsTheRuntimeCannotEvaluate) {
               arithmetic + ", so a cast may only widen (the runtime would not wrap the value)");
   expectError("@grid(n as u32)\nkernel k(n: i32) {}",
               "a cast from i32 to u32 cannot appear in a grid dimension");
-  const std::string names = "in its launch expressions the runtime reads 'ctas', 'sms', 'early', 'l2_mb' and "
-                            "'grid_x', 'grid_y', 'grid_z' as the launch's and 'cdiv', 'min' and 'max' as its "
+  const std::string names = "in its launch expressions the runtime reads 'ctas', 'sms', 'l2_mb', 'early', "
+                            "'grid_x', 'grid_y' and 'grid_z' as the launch's and 'cdiv', 'min' and 'max' as its "
                             "functions; rename it";
   for (const char *name : {"ctas", "sms", "early", "l2_mb", "grid_x", "grid_y", "grid_z", "cdiv", "min", "max"})
     expectError(std::string("kernel k(x: *f32[n], n: i32, ") + name + ": i32) {}",
