@@ -188,6 +188,14 @@ LogicalResult IRGen::emitFor(const fe::ForStmt &s) {
   return success();
 }
 
+// A branch of `s` returns, and `s` is not one whose `if c { ...; return; }
+// rest` form lets the rest move into the other branch.
+LogicalResult IRGen::failNestedReturn(const fe::IfStmt &s) {
+  fail(s.range, "'return' inside a nested 'if' is not supported; "
+                "move it to an 'if' at the top of the kernel");
+  return failure();
+}
+
 LogicalResult IRGen::emitIf(const fe::IfStmt &s, const fe::Block *rest,
                             size_t restFrom) {
   // On a compile-time condition (a variant's switch: `if FEW == 1 { ... }`)
@@ -200,9 +208,7 @@ LogicalResult IRGen::emitIf(const fe::IfStmt &s, const fe::Block *rest,
     if (failed(emitBlock(taken)))
       return failure();
     if (!rest && returned && !outerReturned)
-      return fail(s.range, "'return' inside a nested 'if' is not supported; "
-                           "move it to an 'if' at the top of the kernel"),
-             failure();
+      return failNestedReturn(s);
     if (rest && !returned)
       return emitBlock(*rest, restFrom);
     return success();
@@ -243,9 +249,7 @@ LogicalResult IRGen::emitIf(const fe::IfStmt &s, const fe::Block *rest,
   }
   vars = saved;
   if (!absorbsRest && (thenReturned || elseReturned))
-    return fail(s.range, "'return' inside a nested 'if' is not supported; "
-                         "move it to an 'if' at the top of the kernel"),
-           failure();
+    return failNestedReturn(s);
   returned = absorbsRest; // the rest of the enclosing block was consumed
   if (!absorbsRest)
     for (auto [c, result] : llvm::zip(s.carried, branch.getResults()))

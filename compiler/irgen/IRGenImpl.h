@@ -90,6 +90,7 @@ private:
   LogicalResult emitStmt(const fe::Stmt &s);
   LogicalResult emitFor(const fe::ForStmt &s);
   LogicalResult emitIf(const fe::IfStmt &s, const fe::Block *rest, size_t restFrom);
+  LogicalResult failNestedReturn(const fe::IfStmt &s);
   /// The wait for the prior kernel, then, unless the kernel launches its
   /// dependents itself (launch_dependents()), the next kernel's launch.
   void emitWait(Location l) {
