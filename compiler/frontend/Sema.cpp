@@ -27,6 +27,25 @@ const Sema::Symbol *Sema::lookup(const std::string &name) const {
   return nullptr;
 }
 
+namespace {
+
+// Words quoted in a list: 'a', 'b' and 'c'.
+std::string quotedList(const std::vector<std::string> &words) {
+  std::string text;
+  for (size_t i = 0; i < words.size(); ++i)
+    text += (i == 0 ? "" : i + 1 == words.size() ? " and " : ", ") + quoted(words[i]);
+  return text;
+}
+
+template <size_t N> bool among(const char *const (&words)[N], const std::string &name) {
+  for (const char *word : words)
+    if (name == word)
+      return true;
+  return false;
+}
+
+} // namespace
+
 bool isLaunchName(const std::string &name) {
   for (const LaunchName &launch : kLaunchNames)
     if (name == launch.name)
@@ -34,11 +53,20 @@ bool isLaunchName(const std::string &name) {
   return false;
 }
 
-std::string launchNamesText() {
-  std::string text;
+bool isGridName(const std::string &name) { return among(kGridNames, name); }
+
+bool isExpressionFunction(const std::string &name) { return among(kExpressionFunctions, name); }
+
+std::string launchAndGridNamesText() {
+  std::vector<std::string> names;
   for (const LaunchName &launch : kLaunchNames)
-    text += (text.empty() ? "'" : ", '") + std::string(launch.name) + "'";
-  return text;
+    names.push_back(launch.name);
+  names.insert(names.end(), std::begin(kGridNames), std::end(kGridNames));
+  return quotedList(names);
+}
+
+std::string expressionFunctionsText() {
+  return quotedList({std::begin(kExpressionFunctions), std::end(kExpressionFunctions)});
 }
 
 void Sema::reportUnknownName(SourceRange r, const std::string &name) {

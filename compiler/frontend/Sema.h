@@ -49,9 +49,18 @@ constexpr LaunchName kLaunchNames[] = {{"ctas", ScalarKind::I64},
                                        {"sms", ScalarKind::I64},
                                        {"l2_mb", ScalarKind::I64},
                                        {"early", ScalarKind::I1}};
+/// The runtime's other names in launch expressions (runtime/expr.cpp): the
+/// launch grid's dimensions (kBoundGridNames, megac/runtime/manifest.h) and
+/// its functions.
+constexpr const char *kGridNames[] = {"grid_x", "grid_y", "grid_z"};
+constexpr const char *kExpressionFunctions[] = {"cdiv", "min", "max"};
 bool isLaunchName(const std::string &name);
-/// The launch names, quoted, in a list: 'ctas', 'sms', ...
-std::string launchNamesText();
+bool isGridName(const std::string &name);
+bool isExpressionFunction(const std::string &name);
+/// The launch names, then the grid's, quoted in a list: 'ctas', ... and 'grid_z'.
+std::string launchAndGridNamesText();
+/// The expression functions, quoted in a list: 'cdiv', 'min' and 'max'.
+std::string expressionFunctionsText();
 
 /// A name as diagnostics quote it: 'name'.
 inline std::string quoted(const std::string &s) { return "'" + s + "'"; }

@@ -154,13 +154,11 @@ void Sema::checkKernel(KernelDecl &k) {
     // The runtime's own names in launch expressions (runtime/.../expr.h): a
     // parameter so named would make its manifest unreadable (`min`) or mean
     // one thing to the language and another to the runtime (`sms`).
-    if (isLaunchName(p.var->name) || p.var->name == "grid_x" || p.var->name == "grid_y" ||
-        p.var->name == "grid_z" || p.var->name == "cdiv" || p.var->name == "min" ||
-        p.var->name == "max")
-      error(p.var->range, "a kernel parameter cannot be named '" + p.var->name + "'",
-            "in its launch expressions the runtime reads " + launchNamesText() +
-                ", 'grid_x', 'grid_y' and 'grid_z' as the launch's and 'cdiv', 'min' and 'max' as its "
-                "functions; rename it");
+    const std::string &name = p.var->name;
+    if (isLaunchName(name) || isGridName(name) || isExpressionFunction(name))
+      error(p.var->range, "a kernel parameter cannot be named '" + name + "'",
+            "in its launch expressions the runtime reads " + launchAndGridNamesText() + " as the launch's and " +
+                expressionFunctionsText() + " as its functions; rename it");
     if (resolveTypeRef(p.typeRef))
       p.var->type = p.typeRef.resolved;
     declareVar(*p.var);
@@ -294,7 +292,7 @@ bool Sema::checkRuntimeEvaluable(const Expr &e, const char *what) {
     return checkRuntimeEvaluable(*cast<BroadcastExpr>(&e)->operand, what);
   case ExprKind::Call: {
     auto *c = cast<CallExpr>(&e);
-    if (c->callee != "cdiv" && c->callee != "min" && c->callee != "max")
+    if (!isExpressionFunction(c->callee))
       return refuse(e, "a call of '" + c->callee + "'");
     for (const CallArg &a : c->args)
       if (a.value && !checkRuntimeEvaluable(*a.value, what))
