@@ -109,6 +109,13 @@ Module::Module(Bundle bundle, std::string source, LoadOptions options)
 
 std::shared_ptr<Module> Module::load(Bundle bundle, std::string source,
                                      LoadOptions options) {
+  if (const auto &as = options.chooseVariantsAs;
+      as && (as->sms < 1 || as->l2Mb < 0))
+    throw ArgError("megac: module '" + bundle.manifest.module +
+                   "': variants chosen as on a device of sms = " +
+                   std::to_string(as->sms) + ", l2_mb = " +
+                   std::to_string(as->l2Mb) +
+                   ": no such device (sms >= 1, l2_mb >= 0)");
   const CudaDriver &api = cudaDriver();
   std::shared_ptr<Module> m(
       new Module(std::move(bundle), std::move(source), options));
@@ -244,6 +251,8 @@ const ContextEntry &Module::entryFor(void *ctxHandle) const {
       attribute(api, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev, subject);
   e.device.l2Mb =
       attribute(api, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, dev, subject) >> 20;
+  if (options_.chooseVariantsAs)
+    e.device = *options_.chooseVariantsAs;
   const ImageInfo &img = manifest().images[selectImage(
       manifest(), major, minor, options_.allowPtxJit, source_)];
   e.image = std::string(imageKindName(img.kind)) + " " + img.target;

@@ -24,7 +24,8 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 from run_bench import shape_str  # noqa: E402 (run_bench imports torch only when it measures)
-SANITIZERS = ("memcheck", "initcheck", "synccheck", "racecheck")
+# memcheck_other: memcheck at the variants the pool's other card launches (scripts/gpu-final.sh, --variants-as)
+SANITIZERS = ("memcheck", "memcheck_other", "initcheck", "synccheck", "racecheck")
 
 
 def card_of(device):

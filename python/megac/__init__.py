@@ -23,17 +23,37 @@ def _extension():
     return rt
 
 
-def load(path, early_launch=True):
+def load(path, early_launch=True, choose_variants_as=None):
     """Load a .mgb bundle from a file path; returns a Module whose kernels are callable. early_launch=False
-    launches @early_launch kernels as every other kernel (after the prior kernel on the stream has ended)."""
+    launches @early_launch kernels as every other kernel (after the prior kernel on the stream has ended).
+    choose_variants_as=(sms, l2_mb): launches run the variants a device of those facts would (another card's,
+    for testing them here) instead of this device's; docs/runtime.md."""
     rt = _extension()
-    return Module(rt, rt.Bundle.from_file(str(path)), early_launch=early_launch)
+    return Module(rt, rt.Bundle.from_file(str(path)), early_launch=early_launch,
+                  choose_variants_as=_device_facts(choose_variants_as))
 
 
-def load_bytes(data, name="<bytes>", early_launch=True):
-    """Load a bundle from its bytes (e.g. one embedded in a Python package)."""
+def load_bytes(data, name="<bytes>", early_launch=True, choose_variants_as=None):
+    """Load a bundle from its bytes (e.g. one embedded in a Python package); the options as load's."""
     rt = _extension()
-    return Module(rt, rt.Bundle.from_bytes(bytes(data), name), early_launch=early_launch)
+    return Module(rt, rt.Bundle.from_bytes(bytes(data), name), early_launch=early_launch,
+                  choose_variants_as=_device_facts(choose_variants_as))
+
+
+def _device_facts(facts):
+    """choose_variants_as checked: None, or two integers (sms >= 1, l2_mb >= 0), as a tuple."""
+    if facts is None:
+        return None
+    try:
+        sms, l2_mb = facts
+    except (TypeError, ValueError):
+        raise TypeError(f"megac: choose_variants_as takes (sms, l2_mb), two integers; got {facts!r}") from None
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (sms, l2_mb)):
+        raise TypeError(f"megac: choose_variants_as takes (sms, l2_mb), two integers; got {facts!r}")
+    if sms < 1 or l2_mb < 0:
+        raise ValueError(f"megac: choose_variants_as=(sms={sms}, l2_mb={l2_mb}): no such device "
+                         "(sms >= 1, l2_mb >= 0)")
+    return (sms, l2_mb)
 
 
 # pure Python; no extension yet

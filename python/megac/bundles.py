@@ -59,19 +59,19 @@ class Sequence:
             k(**launch_args(k, args))
 
 
-def sequence(ref_kernel, found, modules=None, early_launch=True):
+def sequence(ref_kernel, found, modules=None, early_launch=True, choose_variants_as=None):
     """The Sequence of a reference's kernels from `found` ({kernel: path}, from index()); `modules` caches
-    loaded bundles by (path, early_launch: megac.load's option) across calls. KeyError names a kernel no
-    bundle has."""
+    loaded bundles by (path, early_launch, choose_variants_as: megac.load's options) across calls. KeyError
+    names a kernel no bundle has."""
     from . import load
     modules = {} if modules is None else modules
     kernels = []
     for name in ref_kernel.launches:
         if name not in found:
             raise KeyError(f"no bundle has kernel '{name}' (needed by '{ref_kernel.name}')")
-        key = (found[name], early_launch)
+        key = (found[name], early_launch, choose_variants_as)
         if key not in modules:
-            modules[key] = load(found[name], early_launch=early_launch)
+            modules[key] = load(found[name], early_launch=early_launch, choose_variants_as=choose_variants_as)
         kernels.append(modules[key].kernel(name))
     return Sequence(kernels)
 

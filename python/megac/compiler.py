@@ -129,11 +129,11 @@ class CompiledModule:
             f.write(self.bundle)
         return path
 
-    def load(self, early_launch=True):
+    def load(self, early_launch=True, choose_variants_as=None):
         """The runtime module (megac.load_bytes): kernels callable on torch CUDA tensors. Needs the runtime
-        extension; launching needs a GPU. early_launch as megac.load's."""
+        extension; launching needs a GPU. early_launch and choose_variants_as as megac.load's."""
         from . import load_bytes
-        return load_bytes(self.bundle, self.name, early_launch=early_launch)
+        return load_bytes(self.bundle, self.name, early_launch=early_launch, choose_variants_as=choose_variants_as)
 
     def __repr__(self):
         src = f", cached={self.cached}" if self.cached else ""

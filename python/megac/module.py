@@ -223,10 +223,11 @@ def _stream_handle(stream, device):
 class Module:
     """A bundle; its kernels are attributes. The GPU module is loaded on the first launch."""
 
-    def __init__(self, rt, bundle, early_launch=True):
+    def __init__(self, rt, bundle, early_launch=True, choose_variants_as=None):
         self._rt = rt
         self.bundle = bundle
         self.early_launch = early_launch
+        self.choose_variants_as = choose_variants_as
         self.manifest = json.loads(bundle.manifest_json)
         self.name = self.manifest.get("module", "")
         self._kernels = {k["name"]: Kernel(self, k) for k in self.manifest["kernels"]}
@@ -261,7 +262,8 @@ class Module:
 
     def _native_module(self):
         if self._native is None:
-            self._native = self._rt.load_module(self.bundle, early_launch=self.early_launch)
+            self._native = self._rt.load_module(self.bundle, early_launch=self.early_launch,
+                                                choose_variants_as=self.choose_variants_as)
         return self._native
 
     def __repr__(self):

@@ -14,7 +14,9 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace py = pybind11;
@@ -54,16 +56,20 @@ void bindLaunch(py::module_ &m) {
          py::arg("grid") = py::none(),
          "Launch on a CUstream handle (0: the legacy default stream); no synchronization.");
 
-  m.def("load_module", [](const Bundle &bundle, int device, bool allowPtxJit, bool earlyLaunch) {
+  m.def("load_module", [](const Bundle &bundle, int device, bool allowPtxJit, bool earlyLaunch,
+                          std::optional<std::pair<int64_t, int64_t>> chooseVariantsAs) {
     LoadOptions options;
     options.device = device;
     options.allowPtxJit = allowPtxJit;
     options.earlyLaunch = earlyLaunch;
+    if (chooseVariantsAs)
+      options.chooseVariantsAs = DeviceFacts{chooseVariantsAs->first, chooseVariantsAs->second};
     return Module::load(bundle, bundle.manifest.module, options);
   }, py::arg("bundle"), py::arg("device") = -1, py::arg("allow_ptx_jit") = true,
-     py::arg("early_launch") = true,
+     py::arg("early_launch") = true, py::arg("choose_variants_as") = py::none(),
      "Load a bundle into the current context (or device `device`'s primary context); early_launch: "
-     "launch @early_launch kernels with programmatic stream serialization.");
+     "launch @early_launch kernels with programmatic stream serialization; choose_variants_as: "
+     "(sms, l2_mb) of another device, whose variants the launches run.");
 }
 
 } // namespace megac::python

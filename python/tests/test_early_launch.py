@@ -19,8 +19,9 @@ class FakeRuntime:
     def __init__(self):
         self.calls = []
 
-    def load_module(self, bundle, early_launch=True):
+    def load_module(self, bundle, early_launch=True, choose_variants_as=None):
         self.calls.append(early_launch)
+        self.chosen_as = choose_variants_as
         return object()
 
 
@@ -44,6 +45,13 @@ def test_module_launches_early_by_default():
     rt = FakeRuntime()
     Module(rt, FakeBundle())._native_module()
     assert rt.calls == [True]
+    assert rt.chosen_as is None  # the variants of the module's own device
+
+
+def test_module_passes_the_facts_its_variants_are_chosen_as():
+    rt = FakeRuntime()
+    Module(rt, FakeBundle(), choose_variants_as=(132, 50))._native_module()
+    assert rt.chosen_as == (132, 50)
 
 
 def test_has_early_launch_looks_at_every_kernel_and_variant():

@@ -135,3 +135,19 @@ def test_early_launch_from_python(fake, buffer):
     compiled.load(early_launch=False).fill(megac.RawTensor(buffer, "f32", (1000,)), 4.0, stream=0x77)
     assert not last(fake)["ex"]
     assert floats(buffer, 1000) == [4.0] * 1000
+
+
+def test_variants_chosen_as_on_another_device(fake, buffer):
+    """choose_variants_as=(sms, l2_mb): a launch runs the variant a device of those facts would, here or on any
+    card (the stand-in's device 0 has an H200's 132 SMs and 60 MiB of L2); facts no device has are refused."""
+    compiled = megac.compile("@variant(small_l2, num_warps = 1, when = l2_mb < 55)\n" + FILL, ptxas=False,
+                             cache=False, name="fill_l2")
+    for facts, function, block in ((None, "fill", 128), ((132, 50), "fill__small_l2", 32),
+                                   ((132, 60), "fill", 128)):
+        compiled.load(choose_variants_as=facts).fill(megac.RawTensor(buffer, "f32", (1000,)), 5.0, stream=0)
+        assert (last(fake)["function"], last(fake)["block"][0]) == (function, block), facts
+    with pytest.raises(ValueError, match=r"choose_variants_as=\(sms=0, l2_mb=60\): no such device"):
+        compiled.load(choose_variants_as=(0, 60))
+    for bad in ((132,), (132, 60.0), 132):
+        with pytest.raises(TypeError, match=r"takes \(sms, l2_mb\), two integers"):
+            compiled.load(choose_variants_as=bad)

@@ -3,7 +3,7 @@
 
     PYTHONPATH=build/python python3 test/gpu/run_gpu_tests.py --bundles build/kernels --out results/
         [--kernels shared_act_quant,vector_add] [--with-bench-shapes] [--shape B=1,HV=16] [--every-variant]
-        [--max-shapes N] [--shared-memory-only] [--seed S]
+        [--max-shapes N] [--shared-memory-only] [--seed S] [--variants-as SMS,L2_MB]
 
 For each `<kernel>.mgb` in --bundles, each kernel of its manifest that has a reference (megac.reference), and each
 shape of the reference's SHAPES (with --with-bench-shapes also its benchmarked shapes not among them): fresh random
@@ -12,6 +12,8 @@ compared with the reference. Every kernel runs twice with two poison
 patterns (and in-place state restored in between): an element nobody wrote, or a race, shows as a difference.
 A kernel compiled for early launch runs twice over its shapes: launched early (the runtime's default)
 and launched plainly (entry "<name> (plain launch)"), since a variant may be chosen by the launch mode.
+--variants-as 132,60 launches the variants a device of 132 SMs and 60 MiB of L2 (an H200) would, on whatever card
+runs the suite (megac.load's choose_variants_as), and --every-variant then covers that device's variants.
 Kernels of KERNELS.md with no bundle are recorded as "not built". Writes <out>/gpu_results.json and prints a
 summary; exit status 1 if anything failed.
 """
@@ -47,7 +49,17 @@ def parse_args():
                    help="only the kernels that launch a kernel declaring shared memory in some variant "
                         "(megac.bundles.shared_memory_kernels: the manifests' shared_bytes): racecheck's selection")
     p.add_argument("--seed", type=int, default=None, help="base seed (default: from the clock: fresh inputs)")
-    return p.parse_args()
+    p.add_argument("--variants-as", default="", metavar="SMS,L2_MB",
+                   help="launch the variants a device of SMS multiprocessors and L2_MB MiB of L2 would (e.g. "
+                        "132,60: an H200's) instead of this card's; the launches still run here")
+    opts = p.parse_args()
+    if opts.variants_as:
+        try:
+            sms, l2_mb = (int(v) for v in opts.variants_as.split(","))
+        except ValueError:
+            p.error(f"--variants-as takes SMS,L2_MB, two integers (e.g. 132,60); got '{opts.variants_as}'")
+        opts.variants_as = (sms, l2_mb)
+    return opts
 
 
 def outputs_of(ref_kernel):
@@ -132,7 +144,8 @@ def main():
     base_seed = opts.seed if opts.seed is not None else int(time.time()) % 100000
     # What the runtime's variant conditions read of this device (`sms`, `l2_mb`): the cover is of the variants
     # this card launches.
-    sms, l2_mb = variant_cover.device_facts(torch.cuda.get_device_properties(0))
+    sms, l2_mb = opts.variants_as or variant_cover.device_facts(torch.cuda.get_device_properties(0))
+    as_device = opts.variants_as or None  # megac.load's choose_variants_as
     wanted = [k for k in opts.kernels.split(",") if k] or list(reference.NAMES)
     bundles, problems = megac.bundles.index(opts.bundles)
     if opts.shared_memory_only:
@@ -146,7 +159,8 @@ def main():
         "device": torch.cuda.get_device_name(),
         "capability": "sm_%d%d" % torch.cuda.get_device_capability(),
         "torch": torch.__version__, "python": platform.python_version(),
-        "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "seed": base_seed, "kernels": {},
+        "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "seed": base_seed,
+        "variants_of": {"sms": sms, "l2_mb": l2_mb, "this_device": as_device is None}, "kernels": {},
     }
     modules = {}
     for name in wanted:
@@ -164,7 +178,7 @@ def main():
             continue
         try:
             path = bundles[first]
-            kernel = megac.bundles.sequence(ref_kernel, bundles, modules)
+            kernel = megac.bundles.sequence(ref_kernel, bundles, modules, choose_variants_as=as_device)
         except Exception as e:
             entry.update(status="error", error=f"{type(e).__name__}: {e}")
             continue
@@ -180,7 +194,8 @@ def main():
         if megac.bundles.has_early_launch(kernel):
             plain = results["kernels"][name + " (plain launch)"] = {}
             runs.append((name + " (plain launch)", plain,
-                         megac.bundles.sequence(ref_kernel, bundles, modules, early_launch=False)))
+                         megac.bundles.sequence(ref_kernel, bundles, modules, early_launch=False,
+                                                choose_variants_as=as_device)))
         for label, entry, kernel in runs:
             entry.update(status="ran", bundle=path, shapes=[])
             picked = shapes
@@ -207,7 +222,8 @@ def main():
         failed += e.get("failed", 0) + (1 if e["status"] == "error" else 0)
         print(f"{name:28s} {e['status']:10s} {e.get('passed', ''):>5} {e.get('failed', ''):>5}"
               + (f"  {e['error']}" if "error" in e else ""))
-    print(f"results: {path} (commit {results['commit']}, {results['device']})")
+    chosen = "" if as_device is None else f", variants of a device of {sms} SMs and {l2_mb} MiB of L2"
+    print(f"results: {path} (commit {results['commit']}, {results['device']}{chosen})")
     return 1 if failed else 0
 
 

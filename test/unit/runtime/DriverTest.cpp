@@ -430,6 +430,61 @@ TEST(Gpu, OneModuleOnTwoDevices) {
   api.cuDevicePrimaryCtxRelease(dev1);
 }
 
+// LoadOptions::chooseVariantsAs: the launches run the variants a device of
+// the facts given would (an H200's variants tested on an H100, say), not this
+// device's, with the grids those variants give; and the fill is right either
+// way. The stand-in driver's device 0 has 132 SMs and 60 MiB of L2; there the
+// launches show which variant ran.
+TEST(Gpu, VariantsChosenAsOnAnotherDevice) {
+  REQUIRE_GPU();
+  const CudaDriver &api = cudaDriver();
+  Bundle b = fillBundle();
+  std::vector<VariantInfo> &variants = b.manifest.kernels[0].variants;
+  variants.insert(variants.begin(),
+                  {"big_l2", "fill", 0, 0, "sms > 120 && l2_mb > 55", 2, {"cdiv(n, 64)", "1", "1"}, {}, {}});
+  variants.insert(variants.begin() + 1,
+                  {"small_l2", "fill", 0, 0, "l2_mb >= 50 && l2_mb < 55", 1, {"cdiv(n, 32)", "1", "1"}, {}, {}});
+  std::string bytes = writeBundle(b);
+  const uint32_t n = 1000;
+  CUdeviceptr out;
+  ASSERT_EQ(api.cuMemAlloc(&out, n * 4), CUDA_SUCCESS);
+  // The block of a launch of a module loaded with `facts` (0 on a real
+  // driver, which does not show it), after checking what it wrote.
+  auto blockAs = [&](DeviceFacts facts, float value) {
+    LoadOptions options;
+    options.chooseVariantsAs = facts;
+    auto m = Module::loadMemory(bytes.data(), bytes.size(), "fill.mgb", options);
+    m->kernel("fill").launch({Arg::tensor(out, DType::f32, {n}), Arg::scalar(DType::f32, value)}, nullptr);
+    EXPECT_EQ(filledWith(api, out, n, value), "") << facts.sms << " SMs, " << facts.l2Mb << " MiB";
+    return fakeLastLaunch() ? fakeLastLaunch()->block[0] : 0u;
+  };
+  unsigned h200 = blockAs({132, 60}, 1.0f), h100 = blockAs({132, 50}, 2.0f), small = blockAs({16, 4}, 3.0f);
+  if (fakeLastLaunch()) {
+    EXPECT_EQ(h200, 64u);   // big_l2, as the device itself would choose
+    EXPECT_EQ(h100, 32u);   // small_l2, which this device never launches itself
+    EXPECT_EQ(small, 128u); // neither: the default's 4 warps
+  }
+  api.cuMemFree(out);
+}
+
+// Facts no device has are refused at load, before the driver is asked for
+// anything: the test runs without one.
+TEST(Driver, VariantsChosenAsOnNoDeviceAreRefused) {
+  Bundle b = fillBundle();
+  for (DeviceFacts facts : {DeviceFacts{0, 60}, DeviceFacts{132, -1}}) {
+    LoadOptions options;
+    options.chooseVariantsAs = facts;
+    try {
+      Module::load(b, "fill.mgb", options);
+      FAIL() << "loaded with " << facts.sms << " SMs, " << facts.l2Mb << " MiB";
+    } catch (const ArgError &e) {
+      EXPECT_EQ(std::string(e.what()),
+                "megac: module 'fill': variants chosen as on a device of sms = " + std::to_string(facts.sms) +
+                    ", l2_mb = " + std::to_string(facts.l2Mb) + ": no such device (sms >= 1, l2_mb >= 0)");
+    }
+  }
+}
+
 // One module, many threads at once (docs/runtime.md, Threads): half of them
 // adopt the device's primary context (a new thread has none current) and
 // launch on the legacy stream; the others each create a context of their

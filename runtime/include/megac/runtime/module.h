@@ -17,6 +17,7 @@
 
 #include <initializer_list>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,6 +36,12 @@ struct LoadOptions {
   /// (docs/runtime.md). Off: every launch waits for the prior kernel to end,
   /// as cuLaunchKernel does.
   bool earlyLaunch = true;
+  /// Choose variants (and evaluate grids that read `sms`) as on a device of
+  /// these facts instead of the one the module runs on: to run, on one card,
+  /// the variants another card would launch (a test of an H200's variants on
+  /// an H100). Every launch still runs on this device. Module::load refuses
+  /// facts with sms < 1 or l2Mb < 0.
+  std::optional<DeviceFacts> chooseVariantsAs;
 };
 
 class Module;
