@@ -446,16 +446,18 @@ TEST(Gpu, VariantsChosenAsOnAnotherDevice) {
                   {"small_l2", "fill", 0, 0, "l2_mb >= 50 && l2_mb < 55", 1, {"cdiv(n, 32)", "1", "1"}, {}, {}});
   std::string bytes = writeBundle(b);
   const uint32_t n = 1000;
-  CUdeviceptr out;
-  ASSERT_EQ(api.cuMemAlloc(&out, n * 4), CUDA_SUCCESS);
   // The block of a launch of a module loaded with `facts` (0 on a real
-  // driver, which does not show it), after checking what it wrote.
+  // driver, which does not show it), after checking what it wrote. The load
+  // makes the primary context current, where the buffer is allocated.
   auto blockAs = [&](DeviceFacts facts, float value) {
     LoadOptions options;
     options.chooseVariantsAs = facts;
     auto m = Module::loadMemory(bytes.data(), bytes.size(), "fill.mgb", options);
+    CUdeviceptr out;
+    EXPECT_EQ(api.cuMemAlloc(&out, n * 4), CUDA_SUCCESS);
     m->kernel("fill").launch({Arg::tensor(out, DType::f32, {n}), Arg::scalar(DType::f32, value)}, nullptr);
     EXPECT_EQ(filledWith(api, out, n, value), "") << facts.sms << " SMs, " << facts.l2Mb << " MiB";
+    api.cuMemFree(out);
     return fakeLastLaunch() ? fakeLastLaunch()->block[0] : 0u;
   };
   unsigned h200 = blockAs({132, 60}, 1.0f), h100 = blockAs({132, 50}, 2.0f), small = blockAs({16, 4}, 3.0f);
@@ -464,7 +466,6 @@ TEST(Gpu, VariantsChosenAsOnAnotherDevice) {
     EXPECT_EQ(h100, 32u);   // small_l2, which this device never launches itself
     EXPECT_EQ(small, 128u); // neither: the default's 4 warps
   }
-  api.cuMemFree(out);
 }
 
 // Facts no device has are refused at load, before the driver is asked for
