@@ -367,6 +367,20 @@ TEST(FakeDriver, NoModuleLeftLoaded) {
   ASSERT_EQ(m.ctxDestroy(own), CUDA_SUCCESS);
 }
 
+// fill with two variants by the device: first whose `when` holds, two warps
+// where the device has more than 120 SMs and 55 MiB of L2 (many_sms), one
+// where it has 50 to 55 MiB (small_l2), each with the grid its CTA size
+// needs; an L2 size left unread (0) takes neither.
+static Bundle fillBundleByDevice() {
+  Bundle b = fillBundle();
+  std::vector<VariantInfo> &variants = b.manifest.kernels[0].variants;
+  variants.insert(variants.begin(),
+                  {"many_sms", "fill", 0, 0, "sms > 120 && l2_mb > 55", 2, {"cdiv(n, 64)", "1", "1"}, {}, {}});
+  variants.insert(variants.begin() + 1,
+                  {"small_l2", "fill", 0, 0, "l2_mb >= 50 && l2_mb < 55", 1, {"cdiv(n, 32)", "1", "1"}, {}, {}});
+  return b;
+}
+
 // One module on two devices (docs/runtime.md: a launch runs in the current
 // context): loaded for device 1, it launches in device 1's primary context
 // and, once device 0's is current, loads itself there and launches too; each
@@ -383,16 +397,7 @@ TEST(Gpu, OneModuleOnTwoDevices) {
       FAIL() << "the stand-in driver has two devices";
     GTEST_SKIP() << "one device";
   }
-  Bundle b = fillBundle();
-  // First whose `when` holds: two warps where the device has more than 120 SMs
-  // and 55 MiB of L2, one where it has 50 to 55 MiB (each with the grid its
-  // CTA size needs); an L2 size left unread (0) takes neither.
-  std::vector<VariantInfo> &variants = b.manifest.kernels[0].variants;
-  variants.insert(variants.begin(),
-                  {"many_sms", "fill", 0, 0, "sms > 120 && l2_mb > 55", 2, {"cdiv(n, 64)", "1", "1"}, {}, {}});
-  variants.insert(variants.begin() + 1,
-                  {"small_l2", "fill", 0, 0, "l2_mb >= 50 && l2_mb < 55", 1, {"cdiv(n, 32)", "1", "1"}, {}, {}});
-  std::string bytes = writeBundle(b);
+  std::string bytes = writeBundle(fillBundleByDevice());
   LoadOptions onDevice1;
   onDevice1.device = 1;
   auto module = Module::loadMemory(bytes.data(), bytes.size(), "fill.mgb", onDevice1);
@@ -438,13 +443,7 @@ TEST(Gpu, OneModuleOnTwoDevices) {
 TEST(Gpu, VariantsChosenAsOnAnotherDevice) {
   REQUIRE_GPU();
   const CudaDriver &api = cudaDriver();
-  Bundle b = fillBundle();
-  std::vector<VariantInfo> &variants = b.manifest.kernels[0].variants;
-  variants.insert(variants.begin(),
-                  {"big_l2", "fill", 0, 0, "sms > 120 && l2_mb > 55", 2, {"cdiv(n, 64)", "1", "1"}, {}, {}});
-  variants.insert(variants.begin() + 1,
-                  {"small_l2", "fill", 0, 0, "l2_mb >= 50 && l2_mb < 55", 1, {"cdiv(n, 32)", "1", "1"}, {}, {}});
-  std::string bytes = writeBundle(b);
+  std::string bytes = writeBundle(fillBundleByDevice());
   const uint32_t n = 1000;
   // The block of a launch of a module loaded with `facts` (0 on a real
   // driver, which does not show it), after checking what it wrote. The load
@@ -462,7 +461,7 @@ TEST(Gpu, VariantsChosenAsOnAnotherDevice) {
   };
   unsigned h200 = blockAs({132, 60}, 1.0f), h100 = blockAs({132, 50}, 2.0f), small = blockAs({16, 4}, 3.0f);
   if (fakeLastLaunch()) {
-    EXPECT_EQ(h200, 64u);   // big_l2, as the device itself would choose
+    EXPECT_EQ(h200, 64u);   // many_sms, as the device itself would choose
     EXPECT_EQ(h100, 32u);   // small_l2, which this device never launches itself
     EXPECT_EQ(small, 128u); // neither: the default's 4 warps
   }
