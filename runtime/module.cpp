@@ -107,15 +107,19 @@ Module::Module(Bundle bundle, std::string source, LoadOptions options)
   }
 }
 
+void checkChooseVariantsAs(const DeviceFacts &facts, const std::string &module) {
+  if (facts.sms < 1 || facts.l2Mb < 0)
+    throw ArgError("megac: module '" + module +
+                   "': variants chosen as on a device of sms = " +
+                   std::to_string(facts.sms) + ", l2_mb = " +
+                   std::to_string(facts.l2Mb) +
+                   ": no such device (sms >= 1, l2_mb >= 0)");
+}
+
 std::shared_ptr<Module> Module::load(Bundle bundle, std::string source,
                                      LoadOptions options) {
-  if (const auto &as = options.chooseVariantsAs;
-      as && (as->sms < 1 || as->l2Mb < 0))
-    throw ArgError("megac: module '" + bundle.manifest.module +
-                   "': variants chosen as on a device of sms = " +
-                   std::to_string(as->sms) + ", l2_mb = " +
-                   std::to_string(as->l2Mb) +
-                   ": no such device (sms >= 1, l2_mb >= 0)");
+  if (options.chooseVariantsAs)
+    checkChooseVariantsAs(*options.chooseVariantsAs, bundle.manifest.module);
   const CudaDriver &api = cudaDriver();
   std::shared_ptr<Module> m(
       new Module(std::move(bundle), std::move(source), options));

@@ -29,19 +29,22 @@ def load(path, early_launch=True, choose_variants_as=None):
     choose_variants_as=(sms, l2_mb): launches run the variants a device of those facts would (another card's,
     for testing them here) instead of this device's; docs/runtime.md."""
     rt = _extension()
-    return Module(rt, rt.Bundle.from_file(str(path)), early_launch=early_launch,
-                  choose_variants_as=_device_facts(choose_variants_as))
+    bundle = rt.Bundle.from_file(str(path))
+    return Module(rt, bundle, early_launch=early_launch,
+                  choose_variants_as=_device_facts(rt, bundle, choose_variants_as))
 
 
 def load_bytes(data, name="<bytes>", early_launch=True, choose_variants_as=None):
     """Load a bundle from its bytes (e.g. one embedded in a Python package); the options as load's."""
     rt = _extension()
-    return Module(rt, rt.Bundle.from_bytes(bytes(data), name), early_launch=early_launch,
-                  choose_variants_as=_device_facts(choose_variants_as))
+    bundle = rt.Bundle.from_bytes(bytes(data), name)
+    return Module(rt, bundle, early_launch=early_launch,
+                  choose_variants_as=_device_facts(rt, bundle, choose_variants_as))
 
 
-def _device_facts(facts):
-    """choose_variants_as checked: None, or two integers (sms >= 1, l2_mb >= 0), as a tuple."""
+def _device_facts(rt, bundle, facts):
+    """choose_variants_as checked now (the module loads on its first launch): None, or two integers as a tuple,
+    which the runtime's own check (megac._runtime.ArgError where no device has them) accepts."""
     if facts is None:
         return None
     try:
@@ -50,9 +53,7 @@ def _device_facts(facts):
         raise TypeError(f"megac: choose_variants_as takes (sms, l2_mb), two integers; got {facts!r}") from None
     if not all(isinstance(v, int) and not isinstance(v, bool) for v in (sms, l2_mb)):
         raise TypeError(f"megac: choose_variants_as takes (sms, l2_mb), two integers; got {facts!r}")
-    if sms < 1 or l2_mb < 0:
-        raise ValueError(f"megac: choose_variants_as=(sms={sms}, l2_mb={l2_mb}): no such device "
-                         "(sms >= 1, l2_mb >= 0)")
+    rt.check_choose_variants_as(bundle.module, sms, l2_mb)
     return (sms, l2_mb)
 
 

@@ -56,6 +56,10 @@ void bindLaunch(py::module_ &m) {
          py::arg("grid") = py::none(),
          "Launch on a CUstream handle (0: the legacy default stream); no synchronization.");
 
+  m.def("check_choose_variants_as", [](const std::string &module, int64_t sms, int64_t l2Mb) {
+    checkChooseVariantsAs(DeviceFacts{sms, l2Mb}, module);
+  }, py::arg("module"), py::arg("sms"), py::arg("l2_mb"),
+     "Raise ArgError where (sms, l2_mb) are no device's, as load_module's choose_variants_as does.");
   m.def("load_module", [](const Bundle &bundle, int device, bool allowPtxJit, bool earlyLaunch,
                           std::optional<std::pair<int64_t, int64_t>> chooseVariantsAs) {
     LoadOptions options;

@@ -146,7 +146,8 @@ def test_variants_chosen_as_on_another_device(fake, buffer):
                                    ((132, 60), "fill", 128)):
         compiled.load(choose_variants_as=facts).fill(megac.RawTensor(buffer, "f32", (1000,)), 5.0, stream=0)
         assert (last(fake)["function"], last(fake)["block"][0]) == (function, block), facts
-    with pytest.raises(ValueError, match=r"choose_variants_as=\(sms=0, l2_mb=60\): no such device"):
+    with pytest.raises(megac._runtime.ArgError, match=r"module 'fill_l2': variants chosen as on a device of "
+                                                      r"sms = 0, l2_mb = 60: no such device"):
         compiled.load(choose_variants_as=(0, 60))
     for bad in ((132,), (132, 60.0), 132):
         with pytest.raises(TypeError, match=r"takes \(sms, l2_mb\), two integers"):

@@ -44,6 +44,10 @@ struct LoadOptions {
   std::optional<DeviceFacts> chooseVariantsAs;
 };
 
+/// Throws ArgError, naming `module`, where `facts` are no device's (sms < 1 or
+/// l2Mb < 0): what Module::load checks of LoadOptions::chooseVariantsAs.
+void checkChooseVariantsAs(const DeviceFacts &facts, const std::string &module);
+
 class Module;
 struct ContextEntry; // CUDA handles per context; defined in module.cpp
 
