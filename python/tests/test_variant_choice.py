@@ -38,7 +38,9 @@ def _shared_act_quant(s, grid):
 def _gdn_core(s, grid):
     heads = s["B"] * s["HV"]
     if heads * 4 > 32 * SMS:  # the default grid: B * HV heads, 4 programs each
-        return "many_ctas"  # beyond 32 CTAs an SM no wait, launched plainly: the wait cost what early launch gained
+        # beyond 32 CTAs an SM no wait, launched plainly: the wait cost what early launch gained; fused
+        # reductions only on the H100 (the H200 was faster without)
+        return "many_ctas_unfused" if s["l2_mb"] >= 55 else "many_ctas"
     if 2 * SMS < heads * 4 <= 3 * SMS:
         return "cap168"
     if heads <= 64:
