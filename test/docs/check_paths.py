@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
-"""Every file of this repository that README.md, docs/*.md and fuzz/README.md name exists.
+"""Every file of this repository that README.md, docs/*.md, fuzz/README.md and the comments of kernels-dsl/*.mega
+name exists.
 
 The docs cite their evidence by path (`results/checks_1435232.md`, `bench/cuda/early_launch_steps.cu`, ...), and
 they are edited by hand after each GPU run: a path mistyped, or a file renamed or never committed, would leave a
-claim pointing at nothing. A path here is a word starting with one of the repository's top-level folders and a
+claim pointing at nothing. The kernels' comments cite the measurements behind each choice the same way. A path here is a word starting with one of the repository's top-level folders and a
 slash, not preceded by another path's characters (so `build/compiler/tools/megac`, a build output, is not read as
 `compiler/tools/megac`) and not followed by `<`, `*` or `{` (a pattern: `results/bench_<sha>.json`).
 Exit 1 naming each missing path with its file and line; 0 when all exist.
-usage: check_paths.py [--root DIR] [FILE ...]   (default: README.md, docs/*.md, fuzz/README.md under the root)
+usage: check_paths.py [--root DIR] [FILE ...]
+  (default: README.md, docs/*.md, fuzz/README.md and kernels-dsl/*.mega under the root)
 """
 import argparse
 import glob
@@ -36,9 +38,10 @@ def main():
     parser.add_argument("--root", default=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
     parser.add_argument("files", nargs="*")
     args = parser.parse_args()
-    files = args.files or (["README.md"] + sorted(os.path.relpath(p, args.root)
-                                                  for p in glob.glob(os.path.join(args.root, "docs", "*.md")))
-                           + ["fuzz/README.md"])
+    def under(folder, pattern):
+        return sorted(os.path.relpath(p, args.root) for p in glob.glob(os.path.join(args.root, folder, pattern)))
+    files = args.files or (["README.md"] + under("docs", "*.md") + ["fuzz/README.md"]
+                           + under("kernels-dsl", "*.mega"))
     missing, cited = [], 0
     for name in files:
         with open(os.path.join(args.root, name), encoding="utf-8") as f:
