@@ -4,9 +4,10 @@ name exists.
 
 The docs cite their evidence by path (`results/checks_1435232.md`, `bench/cuda/early_launch_steps.cu`, ...), and
 they are edited by hand after each GPU run: a path mistyped, or a file renamed or never committed, would leave a
-claim pointing at nothing. The kernels' comments cite the measurements behind each choice the same way. A path here is a word starting with one of the repository's top-level folders and a
-slash, not preceded by another path's characters (so `build/compiler/tools/megac`, a build output, is not read as
-`compiler/tools/megac`) and not followed by `<`, `*` or `{` (a pattern: `results/bench_<sha>.json`).
+claim pointing at nothing. The kernels' comments cite the measurements behind each choice the same way. A path
+here is a word starting with one of the repository's top-level folders and a slash, not preceded by another path's
+characters (so `build/compiler/tools/megac`, a build output, is not read as `compiler/tools/megac`) and not followed
+by `<`, `*` or `{` (a pattern: `results/bench_<sha>.json`).
 Exit 1 naming each missing path with its file and line; 0 when all exist.
 usage: check_paths.py [--root DIR] [FILE ...]
   (default: README.md, docs/*.md, fuzz/README.md and kernels-dsl/*.mega under the root)
