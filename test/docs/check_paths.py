@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Every file of this repository that README.md, docs/*.md, fuzz/README.md and the comments of kernels-dsl/*.mega
-name exists.
+"""Every file of this repository that README.md, docs/*.md, fuzz/README.md and kernels-dsl/*.mega (in their
+comments) name exists.
 
 The docs cite their evidence by path (`results/checks_1435232.md`, `bench/cuda/early_launch_steps.cu`, ...), and
 they are edited by hand after each GPU run: a path mistyped, or a file renamed or never committed, would leave a
