@@ -44,20 +44,30 @@ With no -o and no --emit, megac prints one row per kernel, variant and target:
 the registers estimated from the tile layouts (est), then ptxas's registers,
 spills, stack, shared memory and compile time.
 
-Environment: MEGAC_THREADS (threads that analyze variants and compile a
-module's kernels and its targets side by side; default: the hardware's), MEGAC_PASS_SKIPS (none: LLVM's full pipelines, without the
-pass runs megac skips because they change no PTX), MEGAC_LARGE_PASS_SKIPS
-(none: without those it skips on large functions only), MEGAC_COSTLY_PASS_SKIPS
-(none: without the runs it skips on large functions for their compile time,
-which change the PTX), MEGAC_MACHINE_OPT_MAX (kernels of more LLVM instructions
-after O3 are generated at CodeGenOptLevel::None; default 2000), MEGAC_DIRECT_TO_LLVM (none: scf goes to cf, and
-arith, math and cf to the LLVM dialect, through MLIR's pass and dialect
-conversion, and the LLVM dialect to LLVM IR through MLIR's translation, not
-megac's walks: the same IR; check: both translations, an error if they
-differ), MEGAC_TIME_PASSES (1: LLVM's pass timers, a line a
-pass, to stderr; 2: a line a pass run), MEGAC_LIBDEVICE, MEGAC_OWN_LIBDEVICE
-(none: link every libdevice function from libdevice, none written by megac),
-MEGAC_PTXAS, CUDA_HOME.
+Environment:
+  MEGAC_THREADS       threads that analyze variants and compile a module's
+                      kernels and its targets side by side (default: the
+                      hardware's)
+  MEGAC_PASS_SKIPS=none  LLVM's full pipelines, without the pass runs megac
+                      skips because they change no PTX
+  MEGAC_LARGE_PASS_SKIPS=none  without those it skips on large functions only
+  MEGAC_COSTLY_PASS_SKIPS=none  without the runs it skips on large functions
+                      for their compile time, which change the PTX
+  MEGAC_MACHINE_OPT_MAX  kernels of more LLVM instructions after O3 are
+                      generated at CodeGenOptLevel::None (default 2000)
+  MEGAC_DIRECT_TO_LLVM=none  scf goes to cf, and arith, math and cf to the
+                      LLVM dialect, through MLIR's pass and dialect conversion,
+                      and the LLVM dialect to LLVM IR through MLIR's
+                      translation, not megac's walks: the same IR;
+                      =check: both translations, an error if they differ
+  MEGAC_TIME_PASSES   1: LLVM's pass timers, a line a pass, to stderr; 2: a
+                      line a pass run
+  MEGAC_OWN_LIBDEVICE=none  link every libdevice function from libdevice,
+                      none written by megac
+  MEGAC_LIBDEVICE     libdevice.10.bc (default: CUDA_HOME's, then
+                      /usr/local/cuda's)
+  MEGAC_PTXAS         ptxas (default: CUDA_HOME's, /usr/local/cuda's, then
+                      PATH's)
 )";
 
 struct Args {
