@@ -53,6 +53,11 @@ Environment:
   MEGAC_LARGE_PASS_SKIPS=none  without those it skips on large functions only
   MEGAC_COSTLY_PASS_SKIPS=none  without the runs it skips on large functions
                       for their compile time, which change the PTX
+                      (each of the three also takes a comma-separated list of
+                      runs to skip instead of megac's own: keys as
+                      compiler/codegen/PassSkips.h names them)
+  MEGAC_PASS_LOG=FILE  append each pass run megac asks about, with its key
+                      (scripts/find_pass_skips.py reads it)
   MEGAC_MACHINE_OPT_MAX  kernels of more LLVM instructions after O3 are
                       generated at CodeGenOptLevel::None (default 2000)
   MEGAC_DIRECT_TO_LLVM=none  scf goes to cf, and arith, math and cf to the
