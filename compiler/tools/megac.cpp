@@ -19,10 +19,10 @@ const char *kUsage = R"(usage: megac FILE.mega... [options]
 Compiles tile-language modules to PTX for NVIDIA GPUs.
 
 options:
-  --target T          sm_90a, sm_100a, sm_103a, or all (default: all); repeatable
+  --target T          sm_90a, sm_100a, sm_103a or all (default: all); repeatable
   -o OUT              write the output here (default: stdout, or a report)
-  --emit KIND         ast | tile | tile-layout | layouts | llvm | llvm-ir | ptx |
-                      cubin | bundle | header | manifest | report
+  --emit KIND         ast | tile | tile-layout | layouts | llvm | llvm-ir |
+                      ptx | cubin | bundle | header | manifest | report
                       (manifest: the bundle's manifest, JSON; ast, tile,
                       tile-layout and layouts stop at their stage: no LLVM,
                       no ptxas)
