@@ -8,7 +8,8 @@
 #           scripts/portable-megac.sh, carried gzipped in out/portable/), then the benchmark of every kernel in
 #           one run_bench.py call (BENCH_ARGS adds options, e.g. --no-compile to leave out torch.compile, whose
 #           compiles are most of a full run's time).
-# Each part leaves one tarball in $OUT (session_part1.tgz, session_part2.tgz).
+# Each part leaves one tarball in $OUT (session_part1.tgz, session_part2.tgz). Part 1 packs again after each
+# stage and when `timeout` stops it, so a part 1 cut short still brings back what it ran.
 #   usage: MEGAC_COMMIT=<sha> [MEGAC_CARD=H200] scripts/gpu-session.sh 1|2
 # MEGAC_CARD: leave at once (exit 3) on a card whose name lacks it: a call for an H200 may be lent an H100, and
 # the issue's numbers are the H200's.
@@ -28,11 +29,24 @@ mkdir -p "$work"
 export PYTHONPATH=build-gpu/python PYTHONUNBUFFERED=1
 case "${1:-}" in
 1)
+  # What part 1 has written so far. A stage cut by `timeout` (SIGTERM to the whole process group) is packed as it
+  # stands; a stop without a signal the script sees (the device call's own limit) keeps the last finished stage.
+  # scripts/session_results.py reports a missing stage as missing.
+  pack_part1() {
+    # shellcheck disable=SC2046
+    tar czf "$final/session_part1.tgz" -C "$work" \
+      $(cd "$work" && ls -d check final slots check.txt final.txt slots.txt pytest.txt 2> /dev/null)
+  }
+  trap 'echo "gpu-session: stopped; packed what part 1 wrote"; pack_part1; exit 124' TERM
+  rm -rf "$work/check" "$work/final" "$work/slots" "$work"/{check,final,slots,pytest}.txt
   echo "== check"; OUT=$work/check scripts/gpu-check.sh > "$work/check.txt" 2>&1; tail -28 "$work/check.txt"
+  pack_part1
   echo "== final"; OUT=$work/final scripts/gpu-final.sh > "$work/final.txt" 2>&1; tail -24 "$work/final.txt"
+  pack_part1
   echo "== qwen35 slots"
   python3 test/gpu/run_qwen35_slots.py --bundles out/bundles --out "$work/slots" > "$work/slots.txt" 2>&1
   tail -2 "$work/slots.txt"
+  pack_part1
   echo "== pytest"
   MEGAC_BUNDLES=out/bundles MEGAC_PYTHON_BUILD=build-gpu/python python3 -m pytest -q \
     python/tests/test_kernels_gpu.py python/tests/test_early_launch_gpu.py python/tests/test_replicas_gpu.py \
@@ -41,7 +55,7 @@ case "${1:-}" in
   tail -2 "$work/pytest.txt"
   # Each part packs what it wrote, so either may run first (part 2's unpacked megac, 62 MB, is past what a
   # device call brings back).
-  tar czf "$final/session_part1.tgz" -C "$work" check final slots check.txt final.txt slots.txt pytest.txt ;;
+  pack_part1 ;;
 2)
   # A machine released after part 1 comes back bare: build the runtime again.
   [ -d build-gpu ] || scripts/gpu-build-runtime.sh "$work/build2" > /dev/null || exit 1
