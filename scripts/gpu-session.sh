@@ -8,8 +8,8 @@
 #           scripts/portable-megac.sh, carried gzipped in out/portable/), then the benchmark of every kernel in
 #           one run_bench.py call (BENCH_ARGS adds options, e.g. --no-compile to leave out torch.compile, whose
 #           compiles are most of a full run's time).
-# Each part leaves one tarball in $OUT (session_part1.tgz, session_part2.tgz). Part 1 packs again after each
-# stage and when `timeout` stops it, so a part 1 cut short still brings back what it ran.
+# Each part leaves one tarball in $OUT (session_part1.tgz, session_part2.tgz), packed again after each stage and
+# when `timeout` stops it, so a part cut short still brings back what it ran.
 #   usage: MEGAC_COMMIT=<sha> [MEGAC_CARD=H200] scripts/gpu-session.sh 1|2
 # MEGAC_CARD: leave at once (exit 3) on a card whose name lacks it: a call for an H200 may be lent an H100, and
 # the issue's numbers are the H200's.
@@ -27,36 +27,40 @@ final=${OUT:-$root/out}
 work=$root/out/session
 mkdir -p "$work"
 export PYTHONPATH=build-gpu/python PYTHONUNBUFFERED=1
+# What each part writes under $work, and packs into $OUT/session_part<N>.tgz.
 case "${1:-}" in
-1)
-  # What part 1 has written so far. A stage cut by `timeout` (SIGTERM to the whole process group) is packed as it
-  # stands; a stop without a signal the script sees (the device call's own limit) keeps the last finished stage.
-  # scripts/session_results.py reports a missing stage as missing.
-  pack_part1() {
-    # shellcheck disable=SC2046
-    tar czf "$final/session_part1.tgz" -C "$work" \
-      $(cd "$work" && ls -d check final slots check.txt final.txt slots.txt pytest.txt 2> /dev/null)
-  }
-  trap 'echo "gpu-session: stopped; packed what part 1 wrote"; pack_part1; exit 124' TERM
-  rm -rf "$work/check" "$work/final" "$work/slots" "$work"/{check,final,slots,pytest}.txt
+1) part=1; outputs=(check final slots check.txt final.txt slots.txt pytest.txt) ;;
+2) part=2; outputs=(compile_host.txt compile_ms_host.json bench bench.txt) ;;
+*) echo "usage: scripts/gpu-session.sh 1|2"; exit 2 ;;
+esac
+# Packs what this part has written so far (part 2's unpacked megac, 62 MB, is past what a device call brings
+# back, so it is not an output). A stage cut by `timeout` (SIGTERM to the whole process group) is packed as it
+# stands; a stop without a signal the script sees (the device call's own limit) keeps the last finished stage.
+# scripts/session_results.py reports a missing stage as missing.
+pack() {
+  local name present=()
+  for name in "${outputs[@]}"; do [ -e "$work/$name" ] && present+=("$name"); done
+  tar czf "$final/session_part$part.tgz" -C "$work" -T /dev/null "${present[@]}"
+}
+trap 'echo "gpu-session: stopped; packed what part $part wrote"; pack; exit 124' TERM
+# An earlier run's outputs on the same machine must not be packed as this run's.
+for name in "${outputs[@]}"; do rm -rf "${work:?}/$name"; done
+if [ "$part" = 1 ]; then
   echo "== check"; OUT=$work/check scripts/gpu-check.sh > "$work/check.txt" 2>&1; tail -28 "$work/check.txt"
-  pack_part1
+  pack
   echo "== final"; OUT=$work/final scripts/gpu-final.sh > "$work/final.txt" 2>&1; tail -24 "$work/final.txt"
-  pack_part1
+  pack
   echo "== qwen35 slots"
   python3 test/gpu/run_qwen35_slots.py --bundles out/bundles --out "$work/slots" > "$work/slots.txt" 2>&1
   tail -2 "$work/slots.txt"
-  pack_part1
+  pack
   echo "== pytest"
   MEGAC_BUNDLES=out/bundles MEGAC_PYTHON_BUILD=build-gpu/python python3 -m pytest -q \
     python/tests/test_kernels_gpu.py python/tests/test_early_launch_gpu.py python/tests/test_replicas_gpu.py \
     python/tests/test_streaming_gpu.py python/tests/test_semantics_gpu.py python/tests/test_device_facts_gpu.py \
     > "$work/pytest.txt" 2>&1
   tail -2 "$work/pytest.txt"
-  # Each part packs what it wrote, so either may run first (part 2's unpacked megac, 62 MB, is past what a
-  # device call brings back).
-  pack_part1 ;;
-2)
+else
   # A machine released after part 1 comes back bare: build the runtime again.
   [ -d build-gpu ] || scripts/gpu-build-runtime.sh "$work/build2" > /dev/null || exit 1
   # megac's compile times measured on this machine, which times Triton's cold compiles, when a portable
@@ -69,13 +73,13 @@ case "${1:-}" in
     python3 scripts/compile_times.py --megac "$work/megac" --runs 21 > "$work/compile_ms_host.json" \
       && compile_ms=$work/compile_ms_host.json
     cat "$work/compile_host.txt"
+    pack
   fi
   echo "== bench (megac compile times: $compile_ms)"
   # shellcheck disable=SC2086
   MEGAC_COMPILE_MS=$compile_ms OUT="$work/bench" scripts/gpu-bench.sh \
     --budget-s "${BENCH_BUDGET_S:-540}" ${BENCH_ARGS:-} > "$work/bench.txt" 2>&1
   tail -6 "$work/bench.txt"
-  tar czf "$final/session_part2.tgz" -C "$work" bench bench.txt \
-    $(cd "$work" && ls compile_ms_host.json compile_host.txt 2> /dev/null) ;;
-*) echo "usage: scripts/gpu-session.sh 1|2"; exit 2 ;;
-esac
+fi
+# Each part packs what it wrote, so either may run first.
+pack

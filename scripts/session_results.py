@@ -7,7 +7,7 @@ Files are named by commit and card: the H200 (the card the issue's targets are s
 other card its model (`_h100`), so that an H100 number is never read as an H200 one.
   part 1 -> gpu_correctness_<sha><card>.json.gz, sanitizers_<sha><card>.json.gz (the four tools' shapes)
   part 2 -> benchmarks_<sha><card>.md, bench_<sha><card>.json.gz, launch_overhead_<sha><card>.json,
-            compile_ms_<model>host_<sha>.json
+            compile_ms_<model>host_<sha>.json; for a part 2 cut short, the tables of the kernels it finished
 usage: scripts/session_results.py --commit SHA [--part1 session_part1.tgz] [--part2 session_part2.tgz]
                                   [--results DIR]
 """
@@ -23,7 +23,7 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
-from run_bench import shape_str  # noqa: E402 (run_bench imports torch only when it measures)
+from run_bench import markdown, shape_str  # noqa: E402 (run_bench imports torch only when it measures)
 # memcheck_other: memcheck at the variants the pool's other card launches (scripts/gpu-final.sh, --variants-as)
 SANITIZERS = ("memcheck", "memcheck_other", "initcheck", "synccheck", "racecheck")
 
@@ -117,13 +117,26 @@ def file_part1(work, commit, results):
 
 def file_part2(work, commit, results):
     bench_dir = os.path.join(work, "bench")
-    bench = read_json(os.path.join(bench_dir, "bench_results.json"))
+    results_path = os.path.join(bench_dir, "bench_results.json")
+    if not os.path.exists(results_path):
+        sys.exit(f"session_results: part 2 holds no bench/bench_results.json: its benchmark stopped before the "
+                 f"first kernel (bench.txt ends: {last_line(os.path.join(work, 'bench.txt'), r'.')!r})")
+    bench = read_json(results_path)
     same_commit(commit, bench.get("commit"))
     card, model = card_of(bench["device"])
     save_json_gz(bench, os.path.join(results, f"bench_{commit}{card}.json.gz"))
-    shutil.copy(os.path.join(bench_dir, "benchmarks.md"), os.path.join(results, f"benchmarks_{commit}{card}.md"))
-    shutil.copy(os.path.join(bench_dir, "launch_overhead.json"),
-                os.path.join(results, f"launch_overhead_{commit}{card}.json"))
+    tables = os.path.join(results, f"benchmarks_{commit}{card}.md")
+    if os.path.exists(os.path.join(bench_dir, "benchmarks.md")):
+        shutil.copy(os.path.join(bench_dir, "benchmarks.md"), tables)
+    else:
+        # A part 2 stopped by `timeout` (scripts/gpu-session.sh) packs the raw numbers of the kernels it finished,
+        # which run_bench.py rewrites after each kernel, but not the tables it writes at the end: make them here.
+        with open(tables, "w") as f:
+            f.write(markdown(bench) + "\n")
+        print(f"part 2 was cut short: {len(bench['kernels'])} kernels measured; their tables made here")
+    if os.path.exists(os.path.join(bench_dir, "launch_overhead.json")):
+        shutil.copy(os.path.join(bench_dir, "launch_overhead.json"),
+                    os.path.join(results, f"launch_overhead_{commit}{card}.json"))
     rows = [row for k in bench["kernels"].values() for row in k["rows"]]
     measured = sum(1 for row in rows if row["megac"].get("status") == "ok")
     below = below_triton(bench)

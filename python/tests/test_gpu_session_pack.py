@@ -1,7 +1,9 @@
-"""scripts/gpu-session.sh part 1 packs what it wrote after each stage and when `timeout` stops it, so that a part 1
+"""scripts/gpu-session.sh packs what each part wrote after each stage and when `timeout` stops it, so that a part
 cut short on the GPU machine still brings back the stages it ran (and never a stale one from an earlier run).
-Run here on stand-in stages: the script is copied into a scratch tree whose scripts/gpu-check.sh and
-scripts/gpu-final.sh only write a line (the second then waits to be stopped)."""
+Run here on stand-in stages: the script is copied into a scratch tree whose stages only write a line (the one a
+test stops then waits): for part 1 scripts/gpu-check.sh and scripts/gpu-final.sh; for part 2 a portable megac,
+scripts/compile_times.py and scripts/gpu-bench.sh, with build-gpu/ present so that no runtime is built."""
+import gzip
 import os
 import shutil
 import subprocess
@@ -10,21 +12,34 @@ import tarfile
 SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "gpu-session.sh")
 
 
-def scratch_tree(root, final_stage_waits):
+WAIT = 'exec python3 -c "import time; time.sleep(60)"\n'
+
+
+def scratch_tree(root, last_stage_waits):
     scripts = root / "scripts"
     scripts.mkdir()
     shutil.copy(SCRIPT, scripts / "gpu-session.sh")
-    (scripts / "gpu-check.sh").write_text('#!/usr/bin/env bash\nmkdir -p "$OUT"; echo check ran > "$OUT/check.log"\n')
-    wait = 'exec python3 -c "import time; time.sleep(60)"\n' if final_stage_waits else ""
+    wait = WAIT if last_stage_waits else ""
+    (scripts / "gpu-check.sh").write_text('#!/usr/bin/env bash\nmkdir -p "$OUT"\n'
+                                          'echo check ran > "$OUT/check.log"\n')
     (scripts / "gpu-final.sh").write_text('#!/usr/bin/env bash\nmkdir -p "$OUT"; echo final started\n' + wait)
+    (scripts / "gpu-bench.sh").write_text('#!/usr/bin/env bash\nmkdir -p "$OUT"; echo "{}" > "$OUT/bench.json"\n'
+                                          'echo bench started\n' + wait)
+    (scripts / "compile_times.py").write_text('print(\'{"gdn_core": 1.0}\')\n')
     for path in scripts.iterdir():
         path.chmod(0o755)
     (root / "test" / "gpu").mkdir(parents=True)
     (root / "test" / "gpu" / "run_qwen35_slots.py").write_text("print('kernel-path failures: 0')\n")
-    # What an earlier part 1 on the same machine left: it must not be packed as this run's.
-    stale = root / "out" / "session" / "slots"
-    stale.mkdir(parents=True)
-    (root / "out" / "session" / "slots.txt").write_text("stale\n")
+    (root / "build-gpu").mkdir()
+    (root / "out" / "portable").mkdir(parents=True)
+    with gzip.open(root / "out" / "portable" / "megac.gz", "wb") as megac:
+        megac.write(b"#!/bin/sh\n")
+    # What an earlier run of each part on the same machine left: it must not be packed as this run's.
+    session = root / "out" / "session"
+    (session / "slots").mkdir(parents=True)
+    (session / "slots.txt").write_text("stale\n")
+    (session / "bench").mkdir()
+    (session / "bench" / "stale.json").write_text("{}\n")
     out = root / "outdir"
     out.mkdir()
     return out
@@ -35,32 +50,54 @@ def names(tarball):
         return {name.lstrip("./") for name in tar.getnames()} - {""}
 
 
-def run_part1(root, out, seconds):
+def run_part(part, root, out, seconds):
     env = dict(os.environ, OUT=str(out))
     env.pop("MEGAC_CARD", None)
-    return subprocess.run(["timeout", str(seconds), str(root / "scripts" / "gpu-session.sh"), "1"], env=env,
+    return subprocess.run(["timeout", str(seconds), str(root / "scripts" / "gpu-session.sh"), str(part)], env=env,
                           capture_output=True, text=True)
 
 
+def member(tarball, suffix):
+    with tarfile.open(tarball) as tar:
+        return tar.extractfile([m for m in tar.getmembers() if m.name.endswith(suffix)][0]).read()
+
+
 def test_a_part1_stopped_by_timeout_packs_the_stages_it_ran(tmp_path):
-    out = scratch_tree(tmp_path, final_stage_waits=True)
-    result = run_part1(tmp_path, out, 5)
+    out = scratch_tree(tmp_path, last_stage_waits=True)
+    result = run_part(1, tmp_path, out, 5)
     assert result.returncode == 124, result.stdout + result.stderr
     assert "packed what part 1 wrote" in result.stdout
     packed = names(out / "session_part1.tgz")
     assert {"check", "check/check.log", "check.txt", "final", "final.txt"} <= packed
     assert not {"slots", "slots.txt", "pytest.txt"} & packed, packed
-    with tarfile.open(out / "session_part1.tgz") as tar:
-        final_txt = tar.extractfile([m for m in tar.getmembers() if m.name.endswith("final.txt")][0]).read()
-    assert b"final started" in final_txt
+    assert b"final started" in member(out / "session_part1.tgz", "final.txt")
 
 
 def test_a_whole_part1_packs_every_stage(tmp_path):
-    out = scratch_tree(tmp_path, final_stage_waits=False)
-    result = run_part1(tmp_path, out, 120)
+    out = scratch_tree(tmp_path, last_stage_waits=False)
+    result = run_part(1, tmp_path, out, 120)
     assert result.returncode == 0, result.stdout + result.stderr
     packed = names(out / "session_part1.tgz")
     assert {"check.txt", "final.txt", "slots.txt", "pytest.txt"} <= packed
-    with tarfile.open(out / "session_part1.tgz") as tar:
-        slots = tar.extractfile([m for m in tar.getmembers() if m.name.endswith("slots.txt")][0]).read()
-    assert b"kernel-path failures: 0" in slots
+    assert b"kernel-path failures: 0" in member(out / "session_part1.tgz", "slots.txt")
+
+
+def test_a_part2_stopped_by_timeout_packs_the_compile_times_and_the_bench_so_far(tmp_path):
+    out = scratch_tree(tmp_path, last_stage_waits=True)
+    result = run_part(2, tmp_path, out, 5)
+    assert result.returncode == 124, result.stdout + result.stderr
+    assert "packed what part 2 wrote" in result.stdout
+    packed = names(out / "session_part2.tgz")
+    assert {"compile_host.txt", "compile_ms_host.json", "bench", "bench/bench.json", "bench.txt"} <= packed
+    assert "bench/stale.json" not in packed and "megac" not in packed, packed
+    assert b"bench started" in member(out / "session_part2.tgz", "bench.txt")
+    assert b"gdn_core" in member(out / "session_part2.tgz", "compile_ms_host.json")
+
+
+def test_a_whole_part2_packs_its_outputs_and_not_the_unpacked_megac(tmp_path):
+    out = scratch_tree(tmp_path, last_stage_waits=False)
+    result = run_part(2, tmp_path, out, 120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    packed = names(out / "session_part2.tgz")
+    assert {"compile_host.txt", "compile_ms_host.json", "bench/bench.json", "bench.txt"} <= packed
+    assert "bench/stale.json" not in packed and "megac" not in packed, packed

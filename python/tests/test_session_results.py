@@ -1,5 +1,6 @@
 """scripts/session_results.py: a GPU session's tarballs filed under the names docs/ cite, the card in the name
 unless it is the H200, and what they say printed: failing shapes, sanitizer summaries, shapes below Triton."""
+import gzip
 import io
 import json
 import os
@@ -96,3 +97,32 @@ def test_a_session_of_another_commit_is_refused_and_nothing_filed(tmp_path):
     done, files = run(tmp_path, "--part2", str(part2), commit="abd", check=False)
     assert done.returncode != 0 and "measured commit 'abc1234', not 'abd'" in done.stderr
     assert files == []
+
+
+def measured_kernels(count):
+    """The first `count` kernels of a committed H200 benchmark: what run_bench.py has saved when it is stopped."""
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+    with gzip.open(os.path.join(root, "results", "bench_1d28df5.json.gz"), "rt") as f:
+        res = json.load(f)
+    res["kernels"] = dict(list(res["kernels"].items())[:count])
+    res["commit"] = "abc1234"
+    return res
+
+
+def test_a_part2_cut_short_files_the_kernels_it_measured_and_makes_their_tables(tmp_path):
+    part2 = tmp_path / "p2.tgz"
+    tarball(part2, {"bench/bench_results.json": json.dumps(measured_kernels(2)), "bench.txt": "== run_bench\n"})
+    out, files = run(tmp_path, "--part2", str(part2))
+    assert files == ["bench_abc.json.gz", "benchmarks_abc.md"]
+    assert "part 2 was cut short: 2 kernels measured; their tables made here" in out
+    tables = (tmp_path / "results" / "benchmarks_abc.md").read_text()
+    assert tables.startswith("# megac benchmark") and "abc1234" in tables
+    assert "megac compile times: none measured" in out
+
+
+def test_a_part2_without_benchmark_results_is_refused_with_the_last_line_of_its_log(tmp_path):
+    part2 = tmp_path / "p2.tgz"
+    tarball(part2, {"bench.txt": "== run_bench\ngpu-bench: build-gpu/ missing\n"})
+    done, files = run(tmp_path, "--part2", str(part2), check=False)
+    assert done.returncode != 0 and "stopped before the first kernel" in done.stderr
+    assert "gpu-bench: build-gpu/ missing" in done.stderr and files == []
