@@ -50,11 +50,18 @@ def names(tarball):
         return {name.lstrip("./") for name in tar.getnames()} - {""}
 
 
-def run_part(part, root, out, seconds):
+def run_part(part, root, stopped):
+    """Runs part `part` in a scratch tree under `root`, stopped by `timeout` in its last stage or left to finish;
+    checks how it ended and returns its tarball and the names in it."""
+    out = scratch_tree(root, last_stage_waits=stopped)
     env = dict(os.environ, OUT=str(out))
     env.pop("MEGAC_CARD", None)
-    return subprocess.run(["timeout", str(seconds), str(root / "scripts" / "gpu-session.sh"), str(part)], env=env,
-                          capture_output=True, text=True)
+    result = subprocess.run(["timeout", "5" if stopped else "120", str(root / "scripts" / "gpu-session.sh"),
+                             str(part)], env=env, capture_output=True, text=True)
+    assert result.returncode == (124 if stopped else 0), result.stdout + result.stderr
+    assert (f"packed what part {part} wrote" in result.stdout) == stopped, result.stdout
+    tarball = out / f"session_part{part}.tgz"
+    return tarball, names(tarball)
 
 
 def member(tarball, suffix):
@@ -63,41 +70,27 @@ def member(tarball, suffix):
 
 
 def test_a_part1_stopped_by_timeout_packs_the_stages_it_ran(tmp_path):
-    out = scratch_tree(tmp_path, last_stage_waits=True)
-    result = run_part(1, tmp_path, out, 5)
-    assert result.returncode == 124, result.stdout + result.stderr
-    assert "packed what part 1 wrote" in result.stdout
-    packed = names(out / "session_part1.tgz")
+    tarball, packed = run_part(1, tmp_path, stopped=True)
     assert {"check", "check/check.log", "check.txt", "final", "final.txt"} <= packed
     assert not {"slots", "slots.txt", "pytest.txt"} & packed, packed
-    assert b"final started" in member(out / "session_part1.tgz", "final.txt")
+    assert b"final started" in member(tarball, "final.txt")
 
 
 def test_a_whole_part1_packs_every_stage(tmp_path):
-    out = scratch_tree(tmp_path, last_stage_waits=False)
-    result = run_part(1, tmp_path, out, 120)
-    assert result.returncode == 0, result.stdout + result.stderr
-    packed = names(out / "session_part1.tgz")
+    tarball, packed = run_part(1, tmp_path, stopped=False)
     assert {"check.txt", "final.txt", "slots.txt", "pytest.txt"} <= packed
-    assert b"kernel-path failures: 0" in member(out / "session_part1.tgz", "slots.txt")
+    assert b"kernel-path failures: 0" in member(tarball, "slots.txt")
 
 
 def test_a_part2_stopped_by_timeout_packs_the_compile_times_and_the_bench_so_far(tmp_path):
-    out = scratch_tree(tmp_path, last_stage_waits=True)
-    result = run_part(2, tmp_path, out, 5)
-    assert result.returncode == 124, result.stdout + result.stderr
-    assert "packed what part 2 wrote" in result.stdout
-    packed = names(out / "session_part2.tgz")
+    tarball, packed = run_part(2, tmp_path, stopped=True)
     assert {"compile_host.txt", "compile_ms_host.json", "bench", "bench/bench.json", "bench.txt"} <= packed
     assert "bench/stale.json" not in packed and "megac" not in packed, packed
-    assert b"bench started" in member(out / "session_part2.tgz", "bench.txt")
-    assert b"gdn_core" in member(out / "session_part2.tgz", "compile_ms_host.json")
+    assert b"bench started" in member(tarball, "bench.txt")
+    assert b"gdn_core" in member(tarball, "compile_ms_host.json")
 
 
 def test_a_whole_part2_packs_its_outputs_and_not_the_unpacked_megac(tmp_path):
-    out = scratch_tree(tmp_path, last_stage_waits=False)
-    result = run_part(2, tmp_path, out, 120)
-    assert result.returncode == 0, result.stdout + result.stderr
-    packed = names(out / "session_part2.tgz")
+    tarball, packed = run_part(2, tmp_path, stopped=False)
     assert {"compile_host.txt", "compile_ms_host.json", "bench/bench.json", "bench.txt"} <= packed
     assert "bench/stale.json" not in packed and "megac" not in packed, packed
