@@ -8,11 +8,12 @@ import subprocess
 import sys
 import tarfile
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
 
 from session_results import below_triton, card_of  # noqa: E402
 
-SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "session_results.py")
+SCRIPT = os.path.join(ROOT, "scripts", "session_results.py")
 
 
 def tarball(path, files):
@@ -101,8 +102,7 @@ def test_a_session_of_another_commit_is_refused_and_nothing_filed(tmp_path):
 
 def measured_kernels(count):
     """The first `count` kernels of a committed H200 benchmark: what run_bench.py has saved when it is stopped."""
-    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
-    with gzip.open(os.path.join(root, "results", "bench_1d28df5.json.gz"), "rt") as f:
+    with gzip.open(os.path.join(ROOT, "results", "bench_1d28df5.json.gz"), "rt") as f:
         res = json.load(f)
     res["kernels"] = dict(list(res["kernels"].items())[:count])
     res["commit"] = "abc1234"
